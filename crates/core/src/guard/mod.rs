@@ -1,0 +1,1 @@
+//! Guards (to be written).

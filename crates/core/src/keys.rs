@@ -1,0 +1,1 @@
+//! Key combination parsing (to be written).

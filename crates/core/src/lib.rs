@@ -1,0 +1,4 @@
+//! handrail's engine.
+pub mod guard;
+pub mod keys;
+pub mod turn;

@@ -1,0 +1,41 @@
+//! The boundary between handrail's engine and a desktop.
+//!
+//! A backend (X11 today; Wayland, macOS and Windows later; a simulated desktop for tests) implements the
+//! traits in [`traits`] and hands them to the engine as a [`Desktop`]. Only plain data crosses this
+//! boundary: no protocol types, no engine types. Coordinates are **screen** pixels unless a type says
+//! otherwise; OCR lines are in the coordinates of the frame that was read.
+
+mod element;
+mod frame;
+mod geometry;
+mod input;
+pub mod traits;
+
+pub use element::{AxHealth, AxNode, AxSnapshot, OcrHealth, OcrLine, Role, States};
+pub use frame::{EncodedImage, Frame};
+pub use geometry::{Point, Rect, Size};
+pub use input::{KeyCombo, Modifiers, MouseButton, ScrollDirection};
+pub use traits::{
+    Accessibility, AxLimits, Clock, Desktop, Encoder, Input, Launched, Ocr, Screen, Settle, SettleReport,
+    SettleRequest, SettleWatch, SystemClock, WindowInfo, Windows,
+};
+
+/// Why a backend call failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlatformError {
+    /// The facility does not exist here (no OCR engine, no browser, no DAMAGE extension…).
+    #[error("{0} is not available")]
+    Unavailable(String),
+    /// A named thing (application, key name) was not found; the message lists close matches.
+    #[error("{0}")]
+    NotFound(String),
+    /// The request was understood but cannot be carried out (e.g. a key name with no keysym).
+    #[error("{0}")]
+    Invalid(String),
+    /// The call did not finish in time.
+    #[error("{0} timed out")]
+    Timeout(String),
+    /// Anything else the backend reports (connection lost, protocol error…).
+    #[error("{0}")]
+    Failed(String),
+}

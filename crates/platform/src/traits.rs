@@ -1,0 +1,198 @@
+//! The traits a desktop backend implements.
+//!
+//! They are deliberately small and synchronous: the engine performs one call at a time, and a backend
+//! that needs concurrency inside (walking an accessibility tree with many calls in flight, say) keeps
+//! it inside. All are object safe so a [`Desktop`] can be assembled from any mix of implementations.
+
+use std::time::Duration;
+
+use crate::element::{AxSnapshot, OcrLine};
+use crate::frame::{EncodedImage, Frame};
+use crate::geometry::{Point, Rect, Size};
+use crate::input::{KeyCombo, MouseButton, ScrollDirection};
+use crate::PlatformError;
+
+/// Grabs pixels.
+pub trait Screen: Send {
+    /// Size of the real screen in pixels.
+    fn screen_size(&self) -> Result<Size, PlatformError>;
+
+    /// Captures `area` of the screen (the whole screen when `None`), downscaled so it fits inside
+    /// `max_size` when one is given (aspect ratio kept, never upscaled).
+    fn capture(&self, area: Option<Rect>, max_size: Option<Size>) -> Result<Frame, PlatformError>;
+}
+
+/// Synthesises input. Points are in **screen** coordinates.
+///
+/// Implementations must leave no button or modifier pressed when a call returns, including on error.
+pub trait Input: Send {
+    fn move_pointer(&self, to: Point) -> Result<(), PlatformError>;
+    /// Presses and releases `button` `count` times at `at` (2 = double click, 3 = triple click).
+    fn click(&self, at: Point, button: MouseButton, count: u8) -> Result<(), PlatformError>;
+    /// Presses the left button at `from`, moves through intermediate points and releases at `to`.
+    fn drag(&self, from: Point, to: Point) -> Result<(), PlatformError>;
+    /// Scrolls `notches` wheel steps, over `at` when given (else wherever the pointer is).
+    fn scroll(&self, at: Option<Point>, direction: ScrollDirection, notches: u32) -> Result<(), PlatformError>;
+    fn key(&self, combo: &KeyCombo) -> Result<(), PlatformError>;
+    /// Types `text` exactly as given, in order, whatever its script.
+    fn type_text(&self, text: &str) -> Result<(), PlatformError>;
+}
+
+/// What the frontmost window is.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct WindowInfo {
+    pub app: String,
+    pub title: String,
+    pub pid: Option<u32>,
+    /// Screen coordinates, frame included when the backend knows it.
+    pub bounds: Rect,
+}
+
+/// What launching produced.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Launched {
+    /// The name the application was found under (e.g. the desktop entry's Name).
+    pub app: String,
+    pub pid: Option<u32>,
+}
+
+/// Windows and applications.
+pub trait Windows: Send {
+    fn frontmost(&self) -> Result<Option<WindowInfo>, PlatformError>;
+    /// Starts an application by a human name (desktop entry name, executable name). An unknown name is
+    /// [`PlatformError::NotFound`] with close matches in its message.
+    fn launch_app(&self, name: &str) -> Result<Launched, PlatformError>;
+    /// Opens an already-vetted URL in the browser the backend manages.
+    fn open_url(&self, url: &str) -> Result<Launched, PlatformError>;
+}
+
+/// Parameters for waiting until the screen settles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SettleRequest {
+    /// How long to wait for a first change before concluding the action changed nothing.
+    pub response_window: Duration,
+    /// How long the screen must stay quiet after its last change.
+    pub quiet: Duration,
+    /// Never wait longer than this in total.
+    pub ceiling: Duration,
+}
+
+impl Default for SettleRequest {
+    fn default() -> Self {
+        Self {
+            response_window: Duration::from_millis(400),
+            quiet: Duration::from_millis(120),
+            ceiling: Duration::from_millis(5000),
+        }
+    }
+}
+
+/// How a settle wait ended.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SettleReport {
+    pub waited: Duration,
+    /// False when the ceiling was hit while the screen was still changing.
+    pub settled: bool,
+    /// Whether any (non-ignored) change was seen at all.
+    pub saw_change: bool,
+    /// Regions (screen coordinates) that were already animating before the action and were ignored.
+    pub ignored: Vec<Rect>,
+}
+
+/// Watches for screen changes from the moment it is created.
+pub trait SettleWatch {
+    /// Blocks until the screen is quiet (see [`SettleRequest`]).
+    fn wait(&mut self, request: &SettleRequest) -> Result<SettleReport, PlatformError>;
+    /// Blocks until anything (not ignored) changes or `timeout` passes; true when something changed.
+    fn wait_for_change(&mut self, timeout: Duration) -> Result<bool, PlatformError>;
+}
+
+/// Knows when the screen has stopped changing.
+pub trait Settle: Send {
+    /// Starts watching. Call before acting, so changes the action causes are all seen.
+    fn watch(&self) -> Result<Box<dyn SettleWatch + '_>, PlatformError>;
+}
+
+/// Limits for one accessibility walk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AxLimits {
+    pub max_nodes: usize,
+    /// Per-call timeout; an application slower than this is skipped and the snapshot is `Partial`.
+    pub call_timeout: Duration,
+    /// Whole-walk budget.
+    pub deadline: Duration,
+}
+
+impl Default for AxLimits {
+    fn default() -> Self {
+        Self {
+            max_nodes: 4000,
+            call_timeout: Duration::from_millis(250),
+            deadline: Duration::from_millis(1500),
+        }
+    }
+}
+
+/// Reads the accessibility tree. Never blocks past `limits.deadline`; no bus is `AxHealth::Unavailable`,
+/// not an error.
+pub trait Accessibility: Send {
+    fn snapshot(&self, limits: &AxLimits) -> AxSnapshot;
+}
+
+/// Recognises text in pixels.
+pub trait Ocr: Send {
+    /// False when no engine is installed; `recognize` then returns `PlatformError::Unavailable`.
+    fn available(&self) -> bool;
+    /// Text lines inside `region` of `frame` (the whole frame when `None`), in the frame's coordinates.
+    fn recognize(&self, frame: &Frame, region: Option<Rect>) -> Result<Vec<OcrLine>, PlatformError>;
+}
+
+/// Turns a frame into image bytes for the model.
+pub trait Encoder: Send {
+    fn encode(&self, frame: &Frame) -> Result<EncodedImage, PlatformError>;
+}
+
+/// A monotonic clock. Real desktops use the system clock; a simulated one keeps virtual time so waits
+/// cost nothing.
+pub trait Clock: Send {
+    /// Time since an arbitrary fixed start.
+    fn now(&self) -> Duration;
+}
+
+/// The system's monotonic clock.
+#[derive(Debug, Clone, Copy)]
+pub struct SystemClock {
+    start: std::time::Instant,
+}
+
+impl Default for SystemClock {
+    fn default() -> Self {
+        Self {
+            start: std::time::Instant::now(),
+        }
+    }
+}
+
+impl Clock for SystemClock {
+    fn now(&self) -> Duration {
+        self.start.elapsed()
+    }
+}
+
+/// Everything the engine needs from one desktop.
+pub struct Desktop {
+    pub screen: Box<dyn Screen>,
+    pub input: Box<dyn Input>,
+    pub windows: Box<dyn Windows>,
+    pub settle: Box<dyn Settle>,
+    pub accessibility: Box<dyn Accessibility>,
+    pub ocr: Box<dyn Ocr>,
+    pub encoder: Box<dyn Encoder>,
+    pub clock: Box<dyn Clock>,
+}
+
+impl std::fmt::Debug for Desktop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Desktop { .. }")
+    }
+}
