@@ -1,1 +1,71 @@
-fn main() {}
+//! The `handrail` command.
+
+mod demo;
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+/// handrail: the computer tool for AI agents — observe → act → verify, with guards in code.
+#[derive(Debug, Parser)]
+#[command(name = "handrail", version, about, long_about = None)]
+struct Cli {
+    /// Log verbosity on stderr: error, warn, info, debug.
+    #[arg(long, global = true, default_value = "warn")]
+    log: String,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run a short scripted session through the engine and write a trace of every step.
+    ///
+    /// The session shows the whole loop: observing, acting by element id, verifying with `expect`, and
+    /// the guards refusing a destructive click, a permanent-delete hotkey, a password field and a URL with
+    /// credentials. It runs on the built-in simulated desktop and ends on its own.
+    Demo {
+        /// Directory for the trace (steps as JSON lines, the text each step returned, and screenshots).
+        #[arg(long, default_value = "handrail-trace")]
+        trace: PathBuf,
+    },
+}
+
+/// Logs go to stderr: stdout is reserved for protocol traffic and results.
+struct StderrLogger {
+    level: log::LevelFilter,
+}
+
+impl log::Log for StderrLogger {
+    fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
+        metadata.level() <= self.level
+    }
+
+    fn log(&self, record: &log::Record<'_>) {
+        if self.enabled(record.metadata()) {
+            eprintln!("[{} {}] {}", record.level(), record.target(), record.args());
+        }
+    }
+
+    fn flush(&self) {}
+}
+
+fn init_logging(level: &str) -> Result<()> {
+    let level: log::LevelFilter = level
+        .parse()
+        .map_err(|_| anyhow::anyhow!("--log must be one of off, error, warn, info, debug, trace (got {level:?})"))?;
+    // Leaked once for the life of the process, as `log` requires a 'static logger.
+    let logger: &'static StderrLogger = Box::leak(Box::new(StderrLogger { level }));
+    log::set_logger(logger).map_err(|e| anyhow::anyhow!("cannot install the logger: {e}"))?;
+    log::set_max_level(level);
+    Ok(())
+}
+
+fn main() -> Result<()> {
+    let cli = Cli::parse();
+    init_logging(&cli.log)?;
+    match cli.command {
+        Command::Demo { trace } => demo::run(&trace),
+    }
+}

@@ -1,1 +1,23 @@
-//! placeholder
+//! Pixel work for handrail: resizing and cropping BGRX [`Frame`]s and encoding them as JPEG or PNG.
+//!
+//! Everything here works on the capture layout ([`Frame`]: BGRX, 4 bytes a pixel, X ignored, rows
+//! `stride` bytes apart) so a screenshot goes from capture to model without a per-pixel conversion pass
+//! before the resize.
+//!
+//! Pixel functions never panic on a malformed frame: a row the buffer does not hold whole (or every row
+//! when `stride` is shorter than a row) reads as black. Encoders are strict instead and answer
+//! [`PlatformError::Invalid`], because sending the model a silently blackened image would be worse than
+//! an error.
+//!
+//! [`Frame`]: handrail_platform::Frame
+//! [`PlatformError::Invalid`]: handrail_platform::PlatformError::Invalid
+
+mod encode;
+mod pixels;
+mod resize;
+
+pub use encode::{
+    encoder, ImageFormat, JpegEncoder, ParseImageFormatError, PngCompression, PngEncoder, DEFAULT_JPEG_QUALITY,
+};
+pub use pixels::{crop, frame_from_rgb, to_rgb, validate};
+pub use resize::{resize_bgrx, upscale_bgrx, MAX_UPSCALE};

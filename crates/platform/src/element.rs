@@ -279,10 +279,7 @@ pub struct AxSnapshot {
 
 impl AxSnapshot {
     pub fn unavailable() -> Self {
-        Self {
-            health: AxHealth::Unavailable,
-            nodes: Vec::new(),
-        }
+        Self { health: AxHealth::Unavailable, nodes: Vec::new() }
     }
 
     pub fn focused(&self) -> Option<usize> {

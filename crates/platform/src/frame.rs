@@ -37,13 +37,7 @@ impl Frame {
         for _ in 0..size.area() {
             pixels.extend_from_slice(&bgrx);
         }
-        Frame {
-            size,
-            screen: size,
-            stride,
-            pixels,
-            origin: Rect::from_size(size),
-        }
+        Frame { size, screen: size, stride, pixels, origin: Rect::from_size(size) }
     }
 
     /// Screen pixels per screenshot pixel along x (the same along y up to rounding).

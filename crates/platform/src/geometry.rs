@@ -61,12 +61,7 @@ pub struct Rect {
 
 impl Rect {
     pub const fn new(x: i32, y: i32, width: u32, height: u32) -> Self {
-        Self {
-            x,
-            y,
-            width,
-            height,
-        }
+        Self { x, y, width, height }
     }
 
     pub fn from_size(size: Size) -> Self {
@@ -153,12 +148,7 @@ impl Rect {
         let y0 = (f64::from(self.y) * factor).floor();
         let x1 = (self.right() as f64 * factor).ceil();
         let y1 = (self.bottom() as f64 * factor).ceil();
-        Rect::new(
-            x0 as i32,
-            y0 as i32,
-            (x1 - x0).max(0.0) as u32,
-            (y1 - y0).max(0.0) as u32,
-        )
+        Rect::new(x0 as i32, y0 as i32, (x1 - x0).max(0.0) as u32, (y1 - y0).max(0.0) as u32)
     }
 
     /// Clamps to `bounds`; empty when they do not meet.

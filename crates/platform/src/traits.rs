@@ -125,11 +125,7 @@ pub struct AxLimits {
 
 impl Default for AxLimits {
     fn default() -> Self {
-        Self {
-            max_nodes: 4000,
-            call_timeout: Duration::from_millis(250),
-            deadline: Duration::from_millis(1500),
-        }
+        Self { max_nodes: 4000, call_timeout: Duration::from_millis(250), deadline: Duration::from_millis(1500) }
     }
 }
 
@@ -167,9 +163,7 @@ pub struct SystemClock {
 
 impl Default for SystemClock {
     fn default() -> Self {
-        Self {
-            start: std::time::Instant::now(),
-        }
+        Self { start: std::time::Instant::now() }
     }
 }
 

@@ -1,0 +1,42 @@
+//! The `handrail` binary: help, and the demo writing a trace a newcomer can read.
+
+use std::process::Command;
+
+fn handrail() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_handrail"))
+}
+
+#[test]
+fn help_lists_the_subcommands() {
+    let out = handrail().arg("--help").output().expect("runs");
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.contains("demo"), "{help}");
+}
+
+#[test]
+fn demo_ends_on_its_own_and_writes_a_trace() {
+    let dir = std::env::temp_dir().join(format!("handrail-demo-test-{}", std::process::id()));
+    let out = handrail().args(["demo", "--trace"]).arg(&dir).output().expect("runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for tag in [
+        "[ok+verified]",
+        "[no_visible_change]",
+        "[refused]",
+        "[stale]",
+        "[unsupported] computer requires a vision-capable model",
+    ] {
+        assert!(stdout.contains(tag), "missing {tag} in:\n{stdout}");
+    }
+    let steps = std::fs::read_to_string(dir.join("steps.jsonl")).expect("trace written");
+    let lines: Vec<serde_json::Value> =
+        steps.lines().map(|l| serde_json::from_str(l).expect("each step is JSON")).collect();
+    assert!(lines.len() >= 10);
+    assert!(lines.iter().all(|l| l["result"]["status"].is_string()));
+    let first_image = lines[0]["image"].as_str().expect("the first step has a screenshot");
+    let png = std::fs::read(dir.join(first_image)).expect("image written");
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    assert!(!steps.contains("hunter2"), "typed secrets never reach the trace");
+    let _ = std::fs::remove_dir_all(&dir);
+}

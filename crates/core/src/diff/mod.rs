@@ -1,0 +1,7 @@
+//! Before/after comparison on two channels: pixels ([`visual`]) and meaning ([`semantic`]).
+
+pub mod semantic;
+pub mod visual;
+
+pub use semantic::{ElementRef, SemanticDiff, StateView};
+pub use visual::{Thumbnail, VisualDiff};

@@ -1,0 +1,1094 @@
+//! The engine: one pipeline per call.
+//!
+//! ```text
+//! capability gate → arguments → budgets → staleness → guards → re-check target → act → settle
+//!   → observe → semantic + visual diff → expect → result
+//! ```
+//!
+//! Nothing touches the desktop before the capability gate, argument validation, budgets, staleness and
+//! the guards have all passed; the only desktop reads before acting are the target re-check's capture
+//! and accessibility snapshot.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use handrail_platform::{
+    AxHealth, AxLimits, AxSnapshot, Desktop, MouseButton, OcrHealth, PlatformError, Point, Rect, SettleReport,
+    SettleRequest, Size,
+};
+
+use crate::diff::{SemanticDiff, StateView, Thumbnail, VisualDiff};
+use crate::guard::destructive::{check_destructive, DestructiveVerdict};
+use crate::guard::hotkey::dangerous_hotkey;
+use crate::guard::password::{is_password_field, PASSWORD_REFUSAL};
+use crate::guard::url::{vet_url, UrlPolicy};
+use crate::identity::{centre_distance, drift_tolerance, match_elements, IdTracker};
+use crate::ids::ObservationId;
+use crate::merge::{merge, Geometry};
+use crate::observation::{Element, InspectDetail, Observation};
+use crate::outcome::{Changes, ExpectOutcome, GuardDecision, Outcome, Status, Timings};
+use crate::render::{quote_clipped, Listing};
+use crate::request::{ActionKind, Command, Expect, ExpectKind, InspectSubject, PointerKind, RawArgs, Request, Target};
+use crate::text::{contains_normalized, normalize, squash_spaces};
+use crate::turn::Mode;
+
+/// The exact refusal for models that cannot see.
+pub const UNSUPPORTED: &str = "computer requires a vision-capable model";
+
+/// Whether the main model can see images.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Vision {
+    Capable,
+    TextOnly {
+        model: String,
+    },
+    /// Nobody said; fail closed.
+    Unknown {
+        model: Option<String>,
+    },
+}
+
+/// Per-turn budgets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budgets {
+    /// Actions that may change the desktop.
+    pub mutations: u32,
+    /// `see` and `inspect` calls.
+    pub observations: u32,
+}
+
+/// Engine settings.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub vision: Vision,
+    /// Screenshots are downscaled to fit inside this (aspect kept).
+    pub max_image: Option<Size>,
+    pub settle: SettleRequest,
+    /// How long `expect` keeps looking after the screen settled.
+    pub expect_timeout: Duration,
+    pub interactive: Budgets,
+    pub unattended: Budgets,
+    pub url_policy: UrlPolicy,
+    pub ax_limits: AxLimits,
+    pub ocr: bool,
+    pub listing: Listing,
+    /// Seeds the per-call boundary markers.
+    pub seed: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            vision: Vision::Unknown { model: None },
+            max_image: Some(Size::new(1280, 1280)),
+            settle: SettleRequest::default(),
+            expect_timeout: Duration::from_millis(3000),
+            interactive: Budgets { mutations: 50, observations: 100 },
+            unattended: Budgets { mutations: 20, observations: 40 },
+            url_policy: UrlPolicy::default(),
+            ax_limits: AxLimits::default(),
+            ocr: true,
+            listing: Listing::default(),
+            seed: 0x5eed,
+        }
+    }
+}
+
+/// One user request: the person's own words and whether they are watching.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Turn {
+    pub id: String,
+    /// The user's words, supplied by the host — never by the model.
+    pub intent: String,
+    pub mode: Mode,
+}
+
+/// Asks the person (e.g. through MCP elicitation) whether an action the intent does not back may run.
+pub trait Confirm: Send {
+    /// `Some(true)` to allow, `Some(false)` to refuse, `None` when nobody can be asked.
+    fn confirm(&mut self, question: &str) -> Option<bool>;
+}
+
+/// What the session remembers within a turn.
+#[derive(Debug, Default)]
+struct Session {
+    turn: Turn,
+    latest: Option<Arc<Observation>>,
+    tracker: IdTracker,
+    last_observation: u64,
+    mutations: u32,
+    observations: u32,
+    /// The element most recently clicked or typed into (receives typing when focus is unknown).
+    last_clicked: Option<Element>,
+    /// An action that changed nothing; repeating it is refused until the screen is observed again.
+    unchanged: Option<Signature>,
+    rng: u64,
+}
+
+/// Identifies "the same action on the same target".
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Signature {
+    action: ActionKind,
+    target: String,
+    payload: String,
+}
+
+/// Where an action aims: the element and the screen point to use.
+#[derive(Debug, Clone)]
+struct Aim {
+    element: Element,
+    point: Point,
+}
+
+/// A fresh look at the screen before publication.
+struct Fresh {
+    obs: Observation,
+    capture: Duration,
+    observe: Duration,
+    encode: Duration,
+}
+
+/// The engine driving one desktop.
+pub struct Engine {
+    desktop: Desktop,
+    config: Config,
+    confirm: Option<Box<dyn Confirm>>,
+    session: Session,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine").field("config", &self.config).finish_non_exhaustive()
+    }
+}
+
+fn desktop_failed(action: ActionKind, summary: String, e: PlatformError, latest: Option<ObservationId>) -> Outcome {
+    bare(Status::Error, Some(action), summary, Some(format!("the desktop failed: {e}")), latest)
+}
+
+/// Builds an outcome with no observation.
+fn bare(
+    status: Status,
+    action: Option<ActionKind>,
+    summary: String,
+    message: Option<String>,
+    latest: Option<ObservationId>,
+) -> Outcome {
+    Outcome {
+        status,
+        action,
+        summary,
+        message,
+        guard: GuardDecision::NotReached,
+        expect: None,
+        changes: None,
+        timings: Timings::default(),
+        observation: None,
+        latest,
+        boundary: String::new(),
+        listing: Listing::default(),
+    }
+}
+
+impl Engine {
+    pub fn new(desktop: Desktop, config: Config) -> Self {
+        let rng = config.seed;
+        Self { desktop, config, confirm: None, session: Session { rng, ..Session::default() } }
+    }
+
+    /// Lets the engine ask the person about destructive targets in interactive turns.
+    pub fn set_confirm(&mut self, confirm: Box<dyn Confirm>) {
+        self.confirm = Some(confirm);
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn set_vision(&mut self, vision: Vision) {
+        self.config.vision = vision;
+    }
+
+    pub fn turn(&self) -> &Turn {
+        &self.session.turn
+    }
+
+    /// The latest published observation of this turn.
+    pub fn latest(&self) -> Option<&Arc<Observation>> {
+        self.session.latest.as_ref()
+    }
+
+    /// Starts a turn: older observation ids become invalid, budgets refill, remembered targets are
+    /// forgotten. Ids keep counting so none is ever reused.
+    pub fn begin_turn(&mut self, turn: Turn) {
+        let s = &mut self.session;
+        s.turn = turn;
+        s.latest = None;
+        s.tracker.forget();
+        s.mutations = 0;
+        s.observations = 0;
+        s.last_clicked = None;
+        s.unchanged = None;
+    }
+
+    fn budgets(&self) -> Budgets {
+        match self.session.turn.mode {
+            Mode::Interactive => self.config.interactive,
+            Mode::Unattended => self.config.unattended,
+        }
+    }
+
+    fn next_boundary(&mut self) -> String {
+        // splitmix64: cheap, and unpredictable enough that screen text cannot guess the marker.
+        self.session.rng = self.session.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.session.rng;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        format!("{:012x}", (z ^ (z >> 31)) & 0xFFFF_FFFF_FFFF)
+    }
+
+    fn gate(&self) -> Option<Outcome> {
+        match &self.config.vision {
+            Vision::Capable => None,
+            Vision::TextOnly { .. } => Some(bare(Status::Unsupported, None, UNSUPPORTED.into(), None, None)),
+            Vision::Unknown { model } => {
+                let named = model
+                    .as_deref()
+                    .map_or_else(|| "the model".to_string(), |m| format!("model {}", quote_clipped(m, 60)));
+                Some(bare(
+                    Status::Unsupported,
+                    None,
+                    UNSUPPORTED.into(),
+                    Some(format!(
+                        "{named} is not known to accept images; declare it (e.g. --vision yes, or a known vision model name) if it does"
+                    )),
+                    None,
+                ))
+            }
+        }
+    }
+
+    /// Runs one call from raw arguments: the capability gate comes before even the arguments are read.
+    pub fn call_args(&mut self, args: &RawArgs) -> Outcome {
+        if let Some(refusal) = self.gate() {
+            return refusal;
+        }
+        match Request::from_args(args) {
+            Ok(request) => self.run(request),
+            Err(e) => {
+                let action = args.action.as_deref().and_then(ActionKind::parse);
+                let summary = action.map_or_else(|| "call".to_string(), |a| a.as_str().to_string());
+                bare(Status::Error, action, summary, Some(e.to_string()), self.latest_id())
+            }
+        }
+    }
+
+    /// Runs one validated call.
+    pub fn call(&mut self, request: Request) -> Outcome {
+        if let Some(refusal) = self.gate() {
+            return refusal;
+        }
+        self.run(request)
+    }
+
+    fn latest_id(&self) -> Option<ObservationId> {
+        self.session.latest.as_ref().map(|o| o.id)
+    }
+
+    fn run(&mut self, request: Request) -> Outcome {
+        let started = self.desktop.clock.now();
+        let mut outcome = self.run_inner(&request);
+        outcome.timings.total = self.desktop.clock.now().saturating_sub(started);
+        if outcome.boundary.is_empty() {
+            outcome.boundary = self.next_boundary();
+        }
+        outcome.listing = self.config.listing;
+        log::info!(
+            "turn={} action={} status={} guard={:?} total_ms={}",
+            self.session.turn.id,
+            request.action,
+            outcome.status.as_str(),
+            outcome.guard,
+            outcome.timings.total.as_millis()
+        );
+        outcome
+    }
+
+    fn run_inner(&mut self, request: &Request) -> Outcome {
+        let action = request.action;
+        let summary = summarize(request);
+        let latest = self.latest_id();
+
+        // Budgets.
+        let budgets = self.budgets();
+        let mode = self.session.turn.mode;
+        if action.is_observation() {
+            if self.session.observations >= budgets.observations {
+                return bare(
+                    Status::Limit,
+                    Some(action),
+                    summary,
+                    Some(format!(
+                        "the observation budget of this turn ({} see/inspect calls, {} mode) is used up; the next turn refills it",
+                        budgets.observations,
+                        mode.as_str()
+                    )),
+                    latest,
+                );
+            }
+        } else if self.session.mutations >= budgets.mutations {
+            return bare(
+                Status::Limit,
+                Some(action),
+                summary,
+                Some(format!(
+                    "the action ceiling of this turn ({} actions, {} mode) is reached; the next turn refills it",
+                    budgets.mutations,
+                    mode.as_str()
+                )),
+                latest,
+            );
+        }
+
+        // Staleness of the observation id.
+        if let Some(given) = request.observation.filter(|given| latest != Some(*given)) {
+            let why = match latest {
+                Some(l) => format!("{given} is not the latest observation; the latest is {l}: use its element ids"),
+                None => format!("{given} is not an observation of this turn; call see first"),
+            };
+            return bare(Status::Stale, Some(action), summary, Some(why), latest);
+        }
+
+        // Targets resolve against the latest observation.
+        let aims = match self.resolve_targets(request) {
+            Ok(a) => a,
+            Err(o) => return *o,
+        };
+
+        match &request.command {
+            Command::See => return self.see(action, summary),
+            Command::Inspect(subject) => {
+                let region = match subject {
+                    InspectSubject::Region(r) => *r,
+                    InspectSubject::Target(_) => aims.first().map_or(Rect::default(), |a| a.element.bounds),
+                };
+                return self.inspect(action, summary, region);
+            }
+            _ => {}
+        }
+
+        // Guards.
+        let guard = match self.guards(request, &aims) {
+            Ok(g) => g,
+            Err(o) => return *o,
+        };
+
+        // An action that changed nothing is not repeated blindly.
+        let signature = signature(request);
+        if self.session.unchanged.as_ref() == Some(&signature) {
+            let mut o = bare(
+                Status::Refused,
+                Some(action),
+                summary,
+                Some(
+                    "this same action changed nothing last time; observe first (see or inspect), find the target again, then retry"
+                        .into(),
+                ),
+                latest,
+            );
+            o.guard = GuardDecision::Refused { rule: "unobserved_repeat" };
+            return o;
+        }
+
+        self.act_and_verify(request, summary, aims, guard, signature)
+    }
+
+    fn resolve_targets(&self, request: &Request) -> Result<Vec<Aim>, Box<Outcome>> {
+        let targets: Vec<&Target> = match &request.command {
+            Command::Drag { from, to } => vec![from, to],
+            _ => request.target().into_iter().collect(),
+        };
+        if targets.is_empty() {
+            return Ok(Vec::new());
+        }
+        let action = request.action;
+        let Some(obs) = self.session.latest.clone() else {
+            return Err(Box::new(bare(
+                Status::Error,
+                Some(action),
+                summarize(request),
+                Some("there is no observation in this turn yet; call see first, then target its element ids".into()),
+                None,
+            )));
+        };
+        let mut aims = Vec::new();
+        for target in targets {
+            let element = match target {
+                Target::Element(id) => obs.element(*id).cloned().ok_or_else(|| {
+                    Box::new(bare(
+                        Status::Error,
+                        Some(action),
+                        summarize(request),
+                        Some(format!("{id} is not in {} (the latest observation); use an id it lists", obs.id)),
+                        Some(obs.id),
+                    ))
+                })?,
+                Target::Text(text) => self.find_text(&obs, text).map_err(|(status, msg)| {
+                    let mut o = bare(status, Some(action), summarize(request), Some(msg), Some(obs.id));
+                    if status == Status::Refused {
+                        o.guard = GuardDecision::Refused { rule: "ambiguous_target" };
+                    }
+                    Box::new(o)
+                })?,
+            };
+            let point = obs.to_screen(element.bounds.center());
+            aims.push(Aim { element, point });
+        }
+        Ok(aims)
+    }
+
+    fn find_text(&self, obs: &Observation, text: &str) -> Result<Element, (Status, String)> {
+        let wanted = normalize(text);
+        let exact: Vec<&Element> =
+            obs.elements.iter().filter(|e| e.visible_texts().any(|t| normalize(t) == wanted)).collect();
+        let found = if exact.is_empty() {
+            let squashed = squash_spaces(text);
+            obs.elements
+                .iter()
+                .filter(|e| {
+                    e.visible_texts().any(|t| {
+                        contains_normalized(t, text) || (!squashed.is_empty() && squash_spaces(t).contains(&squashed))
+                    })
+                })
+                .collect()
+        } else {
+            exact
+        };
+        match found.as_slice() {
+            [] => Err((
+                Status::Error,
+                format!(
+                    "no element in {} shows the text {}; target an element id instead",
+                    obs.id,
+                    quote_clipped(text, 60)
+                ),
+            )),
+            [one] => Ok((*one).clone()),
+            many => {
+                let listed: Vec<String> =
+                    many.iter().take(8).map(|e| crate::render::element_line(e, &self.config.listing)).collect();
+                let more = if many.len() > 8 { format!("\n… {} more", many.len() - 8) } else { String::new() };
+                Err((
+                    Status::Refused,
+                    format!(
+                        "the text {} matches {} elements in {}; target one by element_id:\n{}{more}",
+                        quote_clipped(text, 60),
+                        many.len(),
+                        obs.id,
+                        listed.join("\n")
+                    ),
+                ))
+            }
+        }
+    }
+
+    /// Runs SPEC section 5's guards 4–8 for a mutating request.
+    fn guards(&mut self, request: &Request, aims: &[Aim]) -> Result<GuardDecision, Box<Outcome>> {
+        let action = request.action;
+        let summary = summarize(request);
+        let latest = self.latest_id();
+        let refuse = |rule: &'static str, message: String| {
+            let mut o = bare(Status::Refused, Some(action), summary.clone(), Some(message), latest);
+            o.guard = GuardDecision::Refused { rule };
+            Box::new(o)
+        };
+        let mut decision = GuardDecision::Passed;
+
+        // Destructive targets: anything that activates a target.
+        let activates = matches!(
+            &request.command,
+            Command::Pointer { kind: PointerKind::Click | PointerKind::DoubleClick | PointerKind::TripleClick, .. }
+                | Command::Drag { .. }
+        );
+        if activates {
+            let mut labels: Vec<String> = aims.iter().map(|a| a.element.label.clone()).collect();
+            if let Command::Pointer { target: Target::Text(t), .. } = &request.command {
+                labels.push(t.clone());
+            }
+            if let Command::Drag { from, to } = &request.command {
+                for t in [from, to] {
+                    if let Target::Text(t) = t {
+                        labels.push(t.clone());
+                    }
+                }
+            }
+            let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+            let turn = &self.session.turn;
+            match check_destructive(&labels, turn.mode, &turn.intent) {
+                DestructiveVerdict::Allowed => {}
+                DestructiveVerdict::AllowedByIntent { marker } => {
+                    decision = GuardDecision::AllowedByIntent { marker: marker.to_string() };
+                }
+                DestructiveVerdict::Refused { marker, label, reason, can_ask } => {
+                    let asked = if can_ask && turn.mode == Mode::Interactive {
+                        let question = format!(
+                            "The agent wants to {} {} ({}), which looks like a removal your request did not ask for. Allow it?",
+                            action,
+                            quote_clipped(&label, 60),
+                            aims.first().map(|a| a.element.id.to_string()).unwrap_or_default()
+                        );
+                        self.confirm.as_mut().and_then(|c| c.confirm(&question))
+                    } else {
+                        None
+                    };
+                    match asked {
+                        Some(true) => {
+                            decision = GuardDecision::AllowedByPerson { marker: marker.to_string() };
+                        }
+                        Some(false) => {
+                            return Err(refuse("destructive_target", format!("{reason} (the person declined)")));
+                        }
+                        None => return Err(refuse("destructive_target", reason)),
+                    }
+                }
+            }
+        }
+
+        // Dangerous hotkeys, always.
+        if let Command::Key { combo } = &request.command {
+            if let Some(why) = dangerous_hotkey(combo) {
+                return Err(refuse(
+                    "dangerous_hotkey",
+                    format!("refusing the key combination {combo}: it {why}; this is never done for an agent"),
+                ));
+            }
+        }
+
+        // Password fields: judged from the field about to receive the text only.
+        let pastes = matches!(&request.command, Command::Key { combo }
+            if (combo.modifiers.ctrl && combo.key == "v") || (combo.modifiers.shift && combo.key == "insert"));
+        if matches!(request.command, Command::Type { .. }) || pastes {
+            let receiving = self.receiving_field(aims);
+            if let Some(field) = receiving {
+                if is_password_field(field.role, field.states, &field.label) {
+                    return Err(refuse("password_field", PASSWORD_REFUSAL.to_string()));
+                }
+            }
+        }
+
+        // URLs.
+        if let Command::OpenUrl { url } = &request.command {
+            if let Err(why) = vet_url(url, &self.config.url_policy) {
+                return Err(refuse("url", why.to_string()));
+            }
+        }
+        Ok(decision)
+    }
+
+    /// The field typed text would land in: the action's target, else the focused element of the latest
+    /// observation, else the element last clicked.
+    fn receiving_field<'a>(&'a self, aims: &'a [Aim]) -> Option<&'a Element> {
+        aims.first()
+            .map(|a| &a.element)
+            .or_else(|| self.session.latest.as_ref().and_then(|o| o.focused()))
+            .or(self.session.last_clicked.as_ref())
+    }
+
+    fn see(&mut self, action: ActionKind, summary: String) -> Outcome {
+        self.session.observations += 1;
+        self.session.unchanged = None;
+        match self.fresh(None) {
+            Ok(fresh) => self.published(Status::Ok, action, summary, fresh),
+            Err(e) => self.platform_error(action, summary, e),
+        }
+    }
+
+    fn inspect(&mut self, action: ActionKind, summary: String, region: Rect) -> Outcome {
+        let latest = self.session.latest.clone();
+        let image_rect = latest.as_ref().map(|o| Rect::from_size(o.image_size));
+        let region = match image_rect {
+            Some(bounds) => region.clamped_to(&bounds),
+            None => {
+                return bare(
+                    Status::Error,
+                    Some(action),
+                    summary,
+                    Some("inspect needs an observation of this turn; call see first".into()),
+                    None,
+                )
+            }
+        };
+        if region.is_empty() {
+            return bare(
+                Status::Error,
+                Some(action),
+                summary,
+                Some("`region` lies outside the screenshot".into()),
+                self.latest_id(),
+            );
+        }
+        self.session.observations += 1;
+        self.session.unchanged = None;
+        match self.fresh(Some(region)) {
+            Ok(fresh) => self.published(Status::Ok, action, summary, fresh),
+            Err(e) => self.platform_error(action, summary, e),
+        }
+    }
+
+    fn platform_error(&self, action: ActionKind, summary: String, e: PlatformError) -> Outcome {
+        desktop_failed(action, summary, e, self.latest_id())
+    }
+
+    /// Captures and builds an observation (not yet published). With `inspect`, the image is a
+    /// full-resolution crop of that region (screenshot coordinates) and the listing is detailed.
+    fn fresh(&mut self, inspect: Option<Rect>) -> Result<Fresh, PlatformError> {
+        let Engine { desktop, config, session, .. } = self;
+        observe(desktop, config, &mut session.tracker, inspect)
+    }
+
+    fn publish(&mut self, mut obs: Observation) -> Arc<Observation> {
+        self.session.last_observation += 1;
+        obs.id = ObservationId(self.session.last_observation);
+        let obs = Arc::new(obs);
+        self.session.latest = Some(obs.clone());
+        obs
+    }
+
+    fn published(&mut self, status: Status, action: ActionKind, summary: String, fresh: Fresh) -> Outcome {
+        let Fresh { obs, capture, observe, encode, .. } = fresh;
+        let obs = self.publish(obs);
+        let mut o = bare(status, Some(action), summary, None, Some(obs.id));
+        o.timings.capture = capture;
+        o.timings.observe = observe;
+        o.timings.encode = encode;
+        o.observation = Some(obs);
+        o
+    }
+
+    fn act_and_verify(
+        &mut self,
+        request: &Request,
+        summary: String,
+        mut aims: Vec<Aim>,
+        guard: GuardDecision,
+        signature: Signature,
+    ) -> Outcome {
+        let action = request.action;
+
+        // Probe: what is there right now, to re-check the target and to diff against.
+        let probe = match self.probe() {
+            Ok(p) => p,
+            Err(e) => return self.platform_error(action, summary, e),
+        };
+        if let Some(latest) = self.session.latest.clone() {
+            for aim in &mut aims {
+                if let Err(why) = recheck(aim, &latest, &probe) {
+                    self.session.unchanged = None;
+                    return match self.fresh(None) {
+                        Ok(fresh) => {
+                            let mut o = self.published(Status::Stale, action, summary, fresh);
+                            o.message = Some(format!("{why}; nothing was done — use the fresh observation below"));
+                            o
+                        }
+                        Err(e) => self.platform_error(action, summary, e),
+                    };
+                }
+            }
+        }
+
+        self.session.mutations += 1;
+        let acted = act_settle_observe(&self.desktop, &self.config, &mut self.session.tracker, request, &aims);
+        let Acted { settle: settle_report, settle_time, fresh, expect: expect_outcome } = match acted {
+            Ok(a) => a,
+            Err(e) => {
+                // Best effort: show what the screen looks like after the failure.
+                let mut o = self.platform_error(action, summary, e);
+                if let Ok(fresh) = self.fresh(None) {
+                    let published = self.published(Status::Error, action, String::new(), fresh);
+                    o.observation = published.observation;
+                    o.latest = None;
+                }
+                return o;
+            }
+        };
+
+        // Diff: semantics against the probe (fresher than the last observation); OCR text against the
+        // last observation when OCR ran then; pixels against the probe's capture.
+        let ocr_before = self
+            .session
+            .latest
+            .as_ref()
+            .filter(|o| o.ocr == OcrHealth::Ok && fresh.obs.ocr == OcrHealth::Ok)
+            .map(|o| o.elements.clone());
+        let before_view = StateView {
+            app: probe.app.as_deref(),
+            window: probe.window.as_deref(),
+            focus: probe.focus,
+            elements: &probe.elements,
+        };
+        let semantic = SemanticDiff::between(before_view, StateView::of(&fresh.obs), ocr_before.as_deref());
+        let scale = fresh.obs.scale;
+        let ignored: Vec<Rect> =
+            settle_report.ignored.iter().map(|r| if scale == 1.0 { *r } else { r.scaled(1.0 / scale) }).collect();
+        let visual = VisualDiff::between(&probe.thumbnail, &fresh.obs.thumbnail, &ignored);
+        let changes = Changes { semantic, visual };
+        let changed = changes.any();
+
+        if changed {
+            self.session.unchanged = None;
+        } else {
+            self.session.unchanged = Some(signature);
+        }
+        if matches!(request.command, Command::Pointer { kind, .. } if kind != PointerKind::Hover)
+            || matches!(request.command, Command::Type { target: Some(_), .. })
+        {
+            self.session.last_clicked = aims.first().map(|a| a.element.clone());
+        }
+        let status = if changed { Status::Ok } else { Status::NoVisibleChange };
+        let mut o = self.published(status, action, summary, fresh);
+        o.guard = guard;
+        o.changes = Some(changes);
+        o.expect = request.expect.clone().zip(expect_outcome);
+        o.timings.settle = settle_time;
+        o.timings.settled = Some(settle_report.settled);
+        if !changed {
+            o.message = Some(
+                "the action ran but nothing changed on screen; do not assume it worked — observe, find the target again, and retry differently"
+                    .into(),
+            );
+        }
+        o
+    }
+
+    fn probe(&mut self) -> Result<Probe, PlatformError> {
+        let d = &self.desktop;
+        let frame = d.screen.capture(None, self.config.max_image)?;
+        let ax = d.accessibility.snapshot(&self.config.ax_limits);
+        let front = d.windows.frontmost().ok().flatten();
+        let geo = Geometry { image: frame.size, scale: frame.scale() };
+        let mut merged = merge(&ax, &[], geo);
+        self.session.tracker.peek(&mut merged.elements);
+        Ok(Probe {
+            thumbnail: Thumbnail::of(&frame),
+            ax: ax.health,
+            app: front.as_ref().map(|w| w.app.clone()),
+            window: front.map(|w| w.title),
+            focus: merged.focus,
+            elements: merged.elements,
+        })
+    }
+}
+
+/// What acting produced: how the wait went, the observation after, and the expectation's outcome.
+struct Acted {
+    settle: SettleReport,
+    /// Settle time including any waits while checking `expect`.
+    settle_time: Duration,
+    fresh: Fresh,
+    expect: Option<ExpectOutcome>,
+}
+
+/// Acts, waits for the screen to settle, observes, and keeps looking while an expectation is unmet
+/// and the screen keeps changing (bounded by `expect_timeout`).
+fn act_settle_observe(
+    desktop: &Desktop,
+    config: &Config,
+    tracker: &mut IdTracker,
+    request: &Request,
+    aims: &[Aim],
+) -> Result<Acted, PlatformError> {
+    let mut watch = desktop.settle.watch()?;
+    perform(desktop, request, aims, &config.url_policy)?;
+    let settle = watch.wait(&config.settle)?;
+    let mut settle_time = settle.waited;
+    let mut fresh = observe(desktop, config, tracker, None)?;
+    let mut expect_outcome = request.expect.as_ref().map(|e| check_expect(e, &fresh.obs));
+    if let (Some(expect), Some(ExpectOutcome::NotMet { .. })) = (&request.expect, &expect_outcome) {
+        let deadline = desktop.clock.now() + config.expect_timeout;
+        loop {
+            let remaining = deadline.saturating_sub(desktop.clock.now());
+            if remaining.is_zero() || !watch.wait_for_change(remaining)? {
+                break;
+            }
+            settle_time += watch.wait(&config.settle)?.waited;
+            fresh = observe(desktop, config, tracker, None)?;
+            let outcome = check_expect(expect, &fresh.obs);
+            let done = !matches!(outcome, ExpectOutcome::NotMet { .. });
+            expect_outcome = Some(outcome);
+            if done {
+                break;
+            }
+        }
+    }
+    Ok(Acted { settle, settle_time, fresh, expect: expect_outcome })
+}
+
+/// What the screen looks like just before an action.
+struct Probe {
+    thumbnail: Thumbnail,
+    ax: AxHealth,
+    app: Option<String>,
+    window: Option<String>,
+    focus: Option<usize>,
+    elements: Vec<Element>,
+}
+
+/// Checks the target is still where the observation said; updates its point when it drifted slightly.
+fn recheck(aim: &mut Aim, latest: &Observation, probe: &Probe) -> Result<(), String> {
+    let e = &aim.element;
+    if e.source.has_ax() && matches!(probe.ax, AxHealth::Ok | AxHealth::Partial) {
+        let partner = match_elements(&probe.elements, std::slice::from_ref(e))[0];
+        let Some(pi) = partner else {
+            // Not nearby: is the same element somewhere else, or gone?
+            let elsewhere = probe
+                .elements
+                .iter()
+                .filter(|p| p.role == e.role && p.app == e.app && normalize(&p.label) == normalize(&e.label))
+                .min_by(|a, b| centre_distance(&a.bounds, &e.bounds).total_cmp(&centre_distance(&b.bounds, &e.bounds)));
+            return Err(match elsewhere {
+                Some(now) => format!(
+                    "{} {} {} moved from {} to {}",
+                    e.id,
+                    e.role,
+                    quote_clipped(&e.label, 40),
+                    e.bounds,
+                    now.bounds
+                ),
+                None => format!("{} {} {} is no longer on screen", e.id, e.role, quote_clipped(&e.label, 40)),
+            });
+        };
+        let now = &probe.elements[pi];
+        if centre_distance(&now.bounds, &e.bounds) > drift_tolerance(&e.bounds) {
+            return Err(format!(
+                "{} {} {} moved from {} to {}",
+                e.id,
+                e.role,
+                quote_clipped(&e.label, 40),
+                e.bounds,
+                now.bounds
+            ));
+        }
+        aim.point = latest.to_screen(now.bounds.center());
+        return Ok(());
+    }
+    if latest.thumbnail.region_changed(&probe.thumbnail, &e.bounds) {
+        return Err(format!("the pixels under {} {} changed since {}", e.id, quote_clipped(&e.label, 40), latest.id));
+    }
+    Ok(())
+}
+
+/// Performs the action on the desktop.
+fn perform(desktop: &Desktop, request: &Request, aims: &[Aim], policy: &UrlPolicy) -> Result<(), PlatformError> {
+    let first = aims.first().map(|a| a.point);
+    let need = |p: Option<Point>| p.ok_or_else(|| PlatformError::Invalid("the action has no target".into()));
+    match &request.command {
+        Command::Pointer { kind, .. } => {
+            let p = need(first)?;
+            match kind {
+                PointerKind::Click => desktop.input.click(p, MouseButton::Left, 1),
+                PointerKind::DoubleClick => desktop.input.click(p, MouseButton::Left, 2),
+                PointerKind::TripleClick => desktop.input.click(p, MouseButton::Left, 3),
+                PointerKind::RightClick => desktop.input.click(p, MouseButton::Right, 1),
+                PointerKind::Hover => desktop.input.move_pointer(p),
+            }
+        }
+        Command::Drag { .. } => {
+            let to = aims.get(1).map(|a| a.point);
+            desktop.input.drag(need(first)?, need(to)?)
+        }
+        Command::Type { text, target } => {
+            if target.is_some() {
+                desktop.input.click(need(first)?, MouseButton::Left, 1)?;
+            }
+            desktop.input.type_text(text)
+        }
+        Command::Key { combo } => desktop.input.key(combo),
+        Command::Scroll { direction, amount, .. } => desktop.input.scroll(first, *direction, *amount),
+        Command::OpenApp { app } => desktop.windows.launch_app(app).map(|_| ()),
+        Command::OpenUrl { url } => {
+            // Vetted again here so the URL that is opened is exactly the normalised, checked one.
+            let vetted = vet_url(url, policy).map_err(|e| PlatformError::Invalid(e.to_string()))?;
+            desktop.windows.open_url(&vetted).map(|_| ())
+        }
+        Command::See | Command::Inspect(_) => Ok(()),
+    }
+}
+
+/// Looks at the screen: capture, accessibility, OCR, merge, ids, thumbnail, encode.
+fn observe(
+    desktop: &Desktop,
+    config: &Config,
+    tracker: &mut IdTracker,
+    inspect: Option<Rect>,
+) -> Result<Fresh, PlatformError> {
+    let clock = &desktop.clock;
+    let t0 = clock.now();
+    let frame = desktop.screen.capture(None, config.max_image)?;
+    if !frame.is_consistent() {
+        return Err(PlatformError::Failed("the captured frame is inconsistent with its size".into()));
+    }
+    let t1 = clock.now();
+    let ax: AxSnapshot = desktop.accessibility.snapshot(&config.ax_limits);
+    let front = desktop.windows.frontmost().ok().flatten();
+    let (lines, ocr) = if !config.ocr {
+        (Vec::new(), OcrHealth::Off)
+    } else if !desktop.ocr.available() {
+        (Vec::new(), OcrHealth::Unavailable)
+    } else {
+        match desktop.ocr.recognize(&frame, None) {
+            Ok(lines) => (lines, OcrHealth::Ok),
+            Err(e) => {
+                log::warn!("OCR failed: {e}");
+                (Vec::new(), OcrHealth::Failed)
+            }
+        }
+    };
+    let scale = frame.scale();
+    let geo = Geometry { image: frame.size, scale };
+    let mut merged = merge(&ax, &lines, geo);
+    tracker.assign(&mut merged.elements);
+    let thumbnail = Thumbnail::of(&frame);
+    let focused_app = merged.focus.and_then(|i| merged.elements.get(i)).map(|e| e.app.clone());
+    let t2 = clock.now();
+
+    // The image: the screenshot, or a full-resolution crop of the inspected region.
+    let (image, inspect_detail) = match inspect {
+        None => (desktop.encoder.encode(&frame)?, None),
+        Some(region) => {
+            let screen_region = if scale == 1.0 { region } else { region.scaled(scale) };
+            let crop = desktop.screen.capture(Some(screen_region), None)?;
+            let inside: Vec<usize> = merged
+                .elements
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.bounds.intersects(&region))
+                .map(|(i, _)| i)
+                .collect();
+            (desktop.encoder.encode(&crop)?, Some(InspectDetail { region, elements: inside }))
+        }
+    };
+    let t3 = clock.now();
+
+    let obs = Observation {
+        id: ObservationId(0),
+        screen: frame.screen,
+        image_size: frame.size,
+        scale,
+        app: front.as_ref().map(|w| w.app.clone()).filter(|a| !a.is_empty()).or(focused_app),
+        window: front.map(|w| w.title),
+        focus: merged.focus,
+        ax: ax.health,
+        ocr,
+        elements: merged.elements,
+        image: Some(image),
+        thumbnail,
+        inspect: inspect_detail,
+        taken_at: t3,
+    };
+    Ok(Fresh { obs, capture: t1.saturating_sub(t0), observe: t2.saturating_sub(t1), encode: t3.saturating_sub(t2) })
+}
+
+/// Checks an expectation against an observation.
+fn check_expect(expect: &Expect, obs: &Observation) -> ExpectOutcome {
+    let want = &expect.value;
+    match expect.kind {
+        ExpectKind::Focus => {
+            if !matches!(obs.ax, AxHealth::Ok | AxHealth::Partial) {
+                return ExpectOutcome::Unknown {
+                    why: format!("focus cannot be read (ax={}); use expect text: instead", obs.ax.as_str()),
+                };
+            }
+            match obs.focused() {
+                Some(f) if contains_normalized(&f.label, want) || normalize(f.role.as_str()) == normalize(want) => {
+                    ExpectOutcome::Verified
+                }
+                Some(f) => ExpectOutcome::NotMet {
+                    observed: format!("focus is on {} {} {}", f.id, f.role, quote_clipped(&f.label, 40)),
+                },
+                None => ExpectOutcome::Unknown {
+                    why: "no focused element is reported (focus inside web content may not be exposed); use expect text: instead".into(),
+                },
+            }
+        }
+        ExpectKind::App => match &obs.app {
+            Some(app) if contains_normalized(app, want) => ExpectOutcome::Verified,
+            Some(app) => ExpectOutcome::NotMet { observed: format!("the frontmost app is {}", quote_clipped(app, 40)) },
+            None => ExpectOutcome::Unknown { why: "the frontmost app cannot be read".into() },
+        },
+        ExpectKind::Window => match &obs.window {
+            Some(title) if contains_normalized(title, want) => ExpectOutcome::Verified,
+            Some(title) => {
+                ExpectOutcome::NotMet { observed: format!("the window title is {}", quote_clipped(title, 60)) }
+            }
+            None => ExpectOutcome::Unknown { why: "the window title cannot be read".into() },
+        },
+        ExpectKind::Text => {
+            let squashed = squash_spaces(want);
+            let seen = obs.elements.iter().any(|e| {
+                e.visible_texts().any(|t| contains_normalized(t, want) || squash_spaces(t).contains(&squashed))
+            }) || obs.window.as_deref().is_some_and(|w| contains_normalized(w, want));
+            if seen {
+                ExpectOutcome::Verified
+            } else if obs.ocr != OcrHealth::Ok && obs.ax == AxHealth::Unavailable {
+                ExpectOutcome::Unknown { why: "neither OCR nor accessibility is available to read text".into() }
+            } else if obs.ocr != OcrHealth::Ok {
+                ExpectOutcome::Unknown {
+                    why: format!(
+                        "the text is not in the accessibility tree and OCR is {} to read the pixels",
+                        obs.ocr.as_str()
+                    ),
+                }
+            } else {
+                ExpectOutcome::NotMet { observed: format!("{} is not visible", quote_clipped(want, 60)) }
+            }
+        }
+    }
+}
+
+fn target_key(t: &Target) -> String {
+    match t {
+        Target::Element(id) => id.to_string(),
+        Target::Text(s) => format!("text:{}", normalize(s)),
+    }
+}
+
+fn signature(request: &Request) -> Signature {
+    let target = match &request.command {
+        Command::Drag { from, to } => format!("{}>{}", target_key(from), target_key(to)),
+        _ => request.target().map(target_key).unwrap_or_default(),
+    };
+    let payload = match &request.command {
+        Command::Type { text, .. } => text.clone(),
+        Command::Key { combo } => combo.to_string(),
+        Command::Scroll { direction, amount, .. } => format!("{}:{amount}", direction.as_str()),
+        Command::OpenApp { app } => normalize(app),
+        Command::OpenUrl { url } => url.clone(),
+        _ => String::new(),
+    };
+    Signature { action: request.action, target, payload }
+}
+
+/// A one-line description of the call, without anything typed (which could be sensitive).
+fn summarize(request: &Request) -> String {
+    let a = request.action.as_str();
+    match &request.command {
+        Command::See => a.to_string(),
+        Command::Inspect(InspectSubject::Region(r)) => format!("{a} region {r}"),
+        Command::Inspect(InspectSubject::Target(t)) | Command::Pointer { target: t, .. } => format!("{a} {t}"),
+        Command::Drag { from, to } => format!("{a} {from} → {to}"),
+        Command::Type { target, text } => {
+            let n = text.chars().count();
+            match target {
+                Some(t) => format!("{a} {n} characters into {t}"),
+                None => format!("{a} {n} characters into the focused field"),
+            }
+        }
+        Command::Key { combo } => format!("{a} {combo}"),
+        Command::Scroll { target, direction, amount } => match target {
+            Some(t) => format!("{a} {} {amount} over {t}", direction.as_str()),
+            None => format!("{a} {} {amount}", direction.as_str()),
+        },
+        Command::OpenApp { app } => format!("{a} {}", quote_clipped(app, 60)),
+        Command::OpenUrl { url } => format!("{a} {}", quote_clipped(url, 100)),
+    }
+}

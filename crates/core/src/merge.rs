@@ -1,0 +1,321 @@
+//! Turns an accessibility snapshot and OCR lines into one element list.
+//!
+//! Accessibility nodes come in screen coordinates and are mapped into screenshot coordinates; OCR lines
+//! already are. An OCR line that repeats an accessibility element's text is folded into that element
+//! (`ax+ocr`); one that names an unlabelled control labels it; the rest become `text` elements of their
+//! own. Secure fields lose their value here, and OCR text over them is dropped, whatever a backend did.
+
+use handrail_platform::{AxSnapshot, OcrLine, Rect, Role, Size, States};
+
+use crate::ids::ElementId;
+use crate::observation::{Element, ElementDetail, Source};
+use crate::text::{normalize, squash_spaces};
+
+/// Where the screenshot sits: its size and the screen pixels per screenshot pixel.
+#[derive(Debug, Clone, Copy)]
+pub struct Geometry {
+    pub image: Size,
+    pub scale: f64,
+}
+
+/// Containers kept only when they carry a name.
+fn is_container(role: Role) -> bool {
+    matches!(
+        role,
+        Role::Other | Role::List | Role::Table | Role::ToolBar | Role::MenuBar | Role::Document | Role::Window
+    )
+}
+
+/// A merged element list and the index of the focused element.
+#[derive(Debug, Clone, Default)]
+pub struct Merged {
+    pub elements: Vec<Element>,
+    pub focus: Option<usize>,
+}
+
+/// Builds the element list (without ids: the tracker assigns them) in display order.
+pub fn merge(ax: &AxSnapshot, ocr: &[OcrLine], geo: Geometry) -> Merged {
+    let image_rect = Rect::from_size(geo.image);
+    let to_shot = |r: &Rect| -> Rect {
+        if geo.scale == 1.0 {
+            *r
+        } else {
+            r.scaled(1.0 / geo.scale)
+        }
+    };
+
+    // Accessibility nodes → candidates, remembering each node's candidate for parent links.
+    let mut elements: Vec<Element> = Vec::new();
+    let mut node_to_element: Vec<Option<usize>> = vec![None; ax.nodes.len()];
+    for (ni, node) in ax.nodes.iter().enumerate() {
+        let role = node.role();
+        if node.states.contains(States::OFFSCREEN) || node.bounds.is_empty() || node.bounds.x <= -10_000 {
+            continue;
+        }
+        let bounds = to_shot(&node.bounds).clamped_to(&image_rect);
+        if bounds.is_empty() {
+            continue;
+        }
+        let label = node.name.trim().to_string();
+        if role == Role::Window || (is_container(role) && label.is_empty()) {
+            continue;
+        }
+        if role == Role::Text && label.is_empty() && node.value.as_deref().is_none_or(|v| v.trim().is_empty()) {
+            continue;
+        }
+        let secure = node.is_secure();
+        let mut states = node.states;
+        if secure {
+            states.insert(States::SECURE);
+        }
+        let parent = ancestors(ax, ni).find_map(|p| node_to_element[p]);
+        node_to_element[ni] = Some(elements.len());
+        elements.push(Element {
+            id: ElementId::UNASSIGNED,
+            role: if secure && role.is_text_input() { Role::PasswordEntry } else { role },
+            label,
+            value: if secure { None } else { node.value.clone() },
+            bounds,
+            states,
+            source: Source::Ax,
+            app: node.app.clone(),
+            window: node.window.clone(),
+            detail: ElementDetail {
+                native_role: node.native_role.clone(),
+                description: node.description.clone(),
+                actions: node.actions.clone(),
+                attributes: node.attributes.clone(),
+                parent,
+                ocr_confidence: None,
+            },
+        });
+    }
+
+    // A static text child that only repeats its control's label adds nothing.
+    let redundant: Vec<bool> = elements
+        .iter()
+        .map(|e| {
+            e.role == Role::Text
+                && e.detail.parent.is_some_and(|p| {
+                    let parent = &elements[p];
+                    parent.is_interactive()
+                        && normalize(&parent.label) == normalize(&e.label)
+                        && parent.bounds.overlap_of_smaller(&e.bounds) > 0.8
+                })
+        })
+        .collect();
+
+    // Fold OCR lines in.
+    let mut extra: Vec<Element> = Vec::new();
+    for line in ocr {
+        let text = line.text.trim();
+        if text.is_empty() {
+            continue;
+        }
+        let bounds = line.bounds.clamped_to(&image_rect);
+        if bounds.is_empty() {
+            continue;
+        }
+        if elements.iter().any(|e| e.is_secure() && e.bounds.overlap_of_smaller(&bounds) > 0.3) {
+            continue; // never keep pixels read off a secret field
+        }
+        let squashed = squash_spaces(text);
+        let matches_text = |s: &str| {
+            let s = squash_spaces(s);
+            !s.is_empty() && (s.contains(&squashed) || squashed.contains(&s))
+        };
+        // Best overlapping candidate that says the same text.
+        let same_text = elements
+            .iter()
+            .enumerate()
+            .filter(|(i, e)| !redundant[*i] && e.bounds.overlap_of_smaller(&bounds) > 0.5)
+            .filter(|(_, e)| e.visible_texts().any(matches_text))
+            .max_by(|a, b| {
+                a.1.bounds
+                    .overlap_of_smaller(&bounds)
+                    .total_cmp(&b.1.bounds.overlap_of_smaller(&bounds))
+                    .then(b.0.cmp(&a.0))
+            })
+            .map(|(i, _)| i);
+        if let Some(i) = same_text {
+            let e = &mut elements[i];
+            e.source = Source::AxOcr;
+            e.detail.ocr_confidence = Some(line.confidence);
+            continue;
+        }
+        // An unlabelled control with this text inside it takes it as its label.
+        let unlabelled = elements
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.is_interactive() && e.label.is_empty() && !e.role.is_text_input())
+            .filter(|(_, e)| e.bounds.overlap_of_smaller(&bounds) > 0.8)
+            .min_by_key(|(_, e)| e.bounds.area())
+            .map(|(i, _)| i);
+        if let Some(i) = unlabelled {
+            let e = &mut elements[i];
+            e.label = text.to_string();
+            e.source = Source::AxOcr;
+            e.detail.ocr_confidence = Some(line.confidence);
+            continue;
+        }
+        extra.push(Element {
+            id: ElementId::UNASSIGNED,
+            role: Role::Text,
+            label: text.to_string(),
+            value: None,
+            bounds,
+            states: States::empty(),
+            source: Source::Ocr,
+            app: String::new(),
+            window: String::new(),
+            detail: ElementDetail { ocr_confidence: Some(line.confidence), ..ElementDetail::default() },
+        });
+    }
+
+    // Drop redundant children, re-pointing parent links, then order and append OCR-only text.
+    let mut remap: Vec<Option<usize>> = vec![None; elements.len()];
+    let mut kept: Vec<Element> = Vec::with_capacity(elements.len() + extra.len());
+    for (i, e) in elements.into_iter().enumerate() {
+        if !redundant[i] {
+            remap[i] = Some(kept.len());
+            kept.push(e);
+        }
+    }
+    for e in &mut kept {
+        e.detail.parent = e.detail.parent.and_then(|p| remap[p]);
+    }
+    kept.extend(extra);
+    order(kept)
+}
+
+fn ancestors(ax: &AxSnapshot, index: usize) -> impl Iterator<Item = usize> + '_ {
+    let mut current = ax.nodes.get(index).and_then(|n| n.parent);
+    let mut steps = 0usize;
+    std::iter::from_fn(move || {
+        let p = current?;
+        steps += 1;
+        if steps > ax.nodes.len() {
+            return None; // a malformed (cyclic) parent chain must not loop forever
+        }
+        current = ax.nodes.get(p).and_then(|n| n.parent);
+        Some(p)
+    })
+}
+
+/// Interactive elements first, then the rest; each in reading order (rows of 8 px, then left to right).
+fn order(elements: Vec<Element>) -> Merged {
+    let mut idx: Vec<usize> = (0..elements.len()).collect();
+    idx.sort_by_key(|i| {
+        let e = &elements[*i];
+        (!e.is_interactive(), e.bounds.y / 8, e.bounds.x, *i)
+    });
+    let mut position = vec![0usize; elements.len()];
+    for (new, old) in idx.iter().enumerate() {
+        position[*old] = new;
+    }
+    let focus_old = elements.iter().position(|e| e.states.contains(States::FOCUSED));
+    let mut slots: Vec<Option<Element>> = elements.into_iter().map(Some).collect();
+    let mut out = Vec::with_capacity(slots.len());
+    for old in idx {
+        if let Some(mut e) = slots[old].take() {
+            e.detail.parent = e.detail.parent.map(|p| position[p]);
+            out.push(e);
+        }
+    }
+    Merged { elements: out, focus: focus_old.map(|i| position[i]) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use handrail_platform::{AxHealth, AxNode};
+
+    fn node(role: Role, name: &str, bounds: Rect, parent: Option<usize>) -> AxNode {
+        AxNode {
+            role: Some(role),
+            name: name.into(),
+            bounds,
+            app: "App".into(),
+            window: "Win".into(),
+            parent,
+            ..AxNode::default()
+        }
+    }
+
+    fn line(text: &str, bounds: Rect) -> OcrLine {
+        OcrLine { text: text.into(), bounds, confidence: 90.0 }
+    }
+
+    const GEO: Geometry = Geometry { image: Size::new(1280, 800), scale: 1.0 };
+
+    #[test]
+    fn folds_matching_ocr_and_keeps_the_rest() {
+        let ax = AxSnapshot {
+            health: AxHealth::Ok,
+            nodes: vec![
+                node(Role::Window, "Win", Rect::new(0, 0, 1280, 800), None),
+                node(Role::Button, "Save", Rect::new(100, 100, 80, 30), Some(0)),
+                node(Role::Text, "Save", Rect::new(110, 105, 60, 20), Some(1)),
+                node(Role::Button, "", Rect::new(300, 100, 80, 30), Some(0)),
+            ],
+        };
+        let ocr = vec![
+            line("Save", Rect::new(112, 106, 40, 16)),
+            line("Open", Rect::new(310, 106, 40, 16)),
+            line("Welcome back", Rect::new(500, 400, 120, 18)),
+        ];
+        let m = merge(&ax, &ocr, GEO);
+        let summary: Vec<(Role, &str, Source)> =
+            m.elements.iter().map(|e| (e.role, e.label.as_str(), e.source)).collect();
+        assert_eq!(
+            summary,
+            vec![
+                (Role::Button, "Save", Source::AxOcr),
+                (Role::Button, "Open", Source::AxOcr),
+                (Role::Text, "Welcome back", Source::Ocr),
+            ]
+        );
+    }
+
+    #[test]
+    fn secure_fields_lose_values_and_ocr_over_them() {
+        let mut pw = node(Role::PasswordEntry, "Password", Rect::new(100, 200, 200, 30), None);
+        pw.value = Some("hunter2".into());
+        let ax = AxSnapshot { health: AxHealth::Ok, nodes: vec![pw] };
+        let m = merge(&ax, &[line("hunter2", Rect::new(105, 205, 80, 18))], GEO);
+        assert_eq!(m.elements.len(), 1);
+        assert_eq!(m.elements[0].value, None);
+        assert!(m.elements[0].states.contains(States::SECURE));
+    }
+
+    #[test]
+    fn scales_and_prunes() {
+        let mut offscreen = node(Role::Button, "Hidden", Rect::new(-2147483648, -2147483648, 1, 1), None);
+        offscreen.states = States::empty();
+        let mut focused = node(Role::Entry, "Name", Rect::new(200, 200, 400, 40), None);
+        focused.states = States::FOCUSED;
+        let ax = AxSnapshot {
+            health: AxHealth::Ok,
+            nodes: vec![offscreen, node(Role::Other, "", Rect::new(0, 0, 100, 100), None), focused],
+        };
+        let m = merge(&ax, &[], Geometry { image: Size::new(640, 400), scale: 2.0 });
+        assert_eq!(m.elements.len(), 1);
+        assert_eq!(m.elements[0].bounds, Rect::new(100, 100, 200, 20));
+        assert_eq!(m.focus, Some(0));
+    }
+
+    #[test]
+    fn interactive_first_then_reading_order() {
+        let ax = AxSnapshot {
+            health: AxHealth::Ok,
+            nodes: vec![
+                node(Role::Text, "Title", Rect::new(10, 10, 100, 20), None),
+                node(Role::Button, "B", Rect::new(300, 300, 50, 20), None),
+                node(Role::Button, "A", Rect::new(10, 300, 50, 20), None),
+            ],
+        };
+        let m = merge(&ax, &[], GEO);
+        let labels: Vec<&str> = m.elements.iter().map(|e| e.label.as_str()).collect();
+        assert_eq!(labels, vec!["A", "B", "Title"]);
+    }
+}

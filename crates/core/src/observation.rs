@@ -1,0 +1,127 @@
+//! Elements and observations: what the model is shown and may refer to.
+
+use std::time::Duration;
+
+use handrail_platform::{AxHealth, EncodedImage, OcrHealth, Rect, Role, Size, States};
+
+use crate::diff::Thumbnail;
+use crate::ids::{ElementId, ObservationId};
+
+/// Where an element's facts came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Source {
+    Ax,
+    Ocr,
+    /// Found by both; the label agrees with the pixels.
+    AxOcr,
+}
+
+impl Source {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Ax => "ax",
+            Source::Ocr => "ocr",
+            Source::AxOcr => "ax+ocr",
+        }
+    }
+
+    pub fn has_ax(self) -> bool {
+        matches!(self, Source::Ax | Source::AxOcr)
+    }
+}
+
+/// One thing on screen. Bounds are in **screenshot** coordinates.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Element {
+    pub id: ElementId,
+    pub role: Role,
+    pub label: String,
+    /// Never set for secure fields.
+    pub value: Option<String>,
+    pub bounds: Rect,
+    pub states: States,
+    pub source: Source,
+    pub app: String,
+    pub window: String,
+    /// Extra detail for `inspect`.
+    pub detail: ElementDetail,
+}
+
+/// Facts only `inspect` shows.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ElementDetail {
+    pub native_role: String,
+    pub description: String,
+    pub actions: Vec<String>,
+    pub attributes: Vec<(String, String)>,
+    /// Index (in the same list) of the nearest listed ancestor.
+    pub parent: Option<usize>,
+    pub ocr_confidence: Option<f32>,
+}
+
+impl Element {
+    pub fn is_secure(&self) -> bool {
+        self.role == Role::PasswordEntry || self.states.contains(States::SECURE)
+    }
+
+    pub fn is_interactive(&self) -> bool {
+        self.role.is_interactive()
+    }
+
+    /// The text this element shows that may be matched against (secure values never are).
+    pub fn visible_texts(&self) -> impl Iterator<Item = &str> {
+        let value = if self.is_secure() { None } else { self.value.as_deref() };
+        std::iter::once(self.label.as_str()).chain(value).filter(|s| !s.is_empty())
+    }
+}
+
+/// Extra content of an observation published by `inspect`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InspectDetail {
+    /// The inspected region in screenshot coordinates.
+    pub region: Rect,
+    /// Indices into `Observation::elements` of everything inside the region.
+    pub elements: Vec<usize>,
+}
+
+/// One published observation (`obs_N`).
+#[derive(Debug, Clone)]
+pub struct Observation {
+    pub id: ObservationId,
+    pub screen: Size,
+    /// Size of the screenshot the elements' coordinates refer to.
+    pub image_size: Size,
+    /// Screen pixels per screenshot pixel.
+    pub scale: f64,
+    pub app: Option<String>,
+    pub window: Option<String>,
+    /// Index into `elements`.
+    pub focus: Option<usize>,
+    pub ax: AxHealth,
+    pub ocr: OcrHealth,
+    /// Interactive elements first, then the rest, each in reading order.
+    pub elements: Vec<Element>,
+    /// The image sent to the model: the screenshot, or the zoomed crop for `inspect`.
+    pub image: Option<EncodedImage>,
+    pub thumbnail: Thumbnail,
+    pub inspect: Option<InspectDetail>,
+    pub taken_at: Duration,
+}
+
+impl Observation {
+    pub fn element(&self, id: ElementId) -> Option<&Element> {
+        self.elements.iter().find(|e| e.id == id)
+    }
+
+    pub fn focused(&self) -> Option<&Element> {
+        self.focus.and_then(|i| self.elements.get(i))
+    }
+
+    /// Screenshot coordinates → screen coordinates.
+    pub fn to_screen(&self, p: handrail_platform::Point) -> handrail_platform::Point {
+        handrail_platform::Point::new(
+            (f64::from(p.x) * self.scale).round() as i32,
+            (f64::from(p.y) * self.scale).round() as i32,
+        )
+    }
+}

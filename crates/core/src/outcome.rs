@@ -1,0 +1,150 @@
+//! The result of one call: a status a program can parse, evidence, timings and the new observation.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::diff::{SemanticDiff, VisualDiff};
+use crate::ids::ObservationId;
+use crate::observation::Observation;
+use crate::request::{ActionKind, Expect};
+
+/// The leading tag of every result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Status {
+    /// The action ran and the screen changed (or an observation was published).
+    Ok,
+    /// The action ran and nothing changed, on either channel.
+    NoVisibleChange,
+    /// A guard refused; nothing was done.
+    Refused,
+    /// The model cannot use this tool.
+    Unsupported,
+    /// The observation or target is out of date; nothing was done.
+    Stale,
+    /// A budget is used up; nothing was done.
+    Limit,
+    /// Bad arguments or a platform failure.
+    Error,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::NoVisibleChange => "no_visible_change",
+            Status::Refused => "refused",
+            Status::Unsupported => "unsupported",
+            Status::Stale => "stale",
+            Status::Limit => "limit",
+            Status::Error => "error",
+        }
+    }
+}
+
+/// How an `expect` ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExpectOutcome {
+    Verified,
+    /// Not met within the wait; `observed` says what was there instead.
+    NotMet {
+        observed: String,
+    },
+    /// Could not be checked (e.g. no accessibility); `why` says what to use instead.
+    Unknown {
+        why: String,
+    },
+}
+
+impl ExpectOutcome {
+    pub fn suffix(&self) -> &'static str {
+        match self {
+            ExpectOutcome::Verified => "verified",
+            ExpectOutcome::NotMet { .. } => "expectation_not_met",
+            ExpectOutcome::Unknown { .. } => "expect_unknown",
+        }
+    }
+}
+
+/// Which guard decided, for audit logs and traces.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GuardDecision {
+    /// Every check passed.
+    Passed,
+    /// A destructive target was allowed because the user's intent asked for it (or the person confirmed).
+    AllowedByIntent {
+        marker: String,
+    },
+    AllowedByPerson {
+        marker: String,
+    },
+    /// Refused by the named rule.
+    Refused {
+        rule: &'static str,
+    },
+    /// The call never reached the guards (gate, arguments, budgets, staleness).
+    NotReached,
+}
+
+/// Milliseconds spent in each phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Timings {
+    pub capture: Duration,
+    pub settle: Duration,
+    /// Whether the screen settled before the ceiling (None when no settle wait ran).
+    pub settled: Option<bool>,
+    pub observe: Duration,
+    pub encode: Duration,
+    pub total: Duration,
+}
+
+/// What changed, on both channels.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Changes {
+    pub semantic: SemanticDiff,
+    pub visual: VisualDiff,
+}
+
+impl Changes {
+    pub fn any(&self) -> bool {
+        !self.semantic.is_empty() || self.visual.changed()
+    }
+}
+
+/// The full result of one call. [`Outcome::text`] renders it for the model; edges serialise the same
+/// facts for programs.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub status: Status,
+    /// None when the action name itself was not understood.
+    pub action: Option<ActionKind>,
+    /// A short description of what was attempted, e.g. `click e3`.
+    pub summary: String,
+    /// Why it was refused or failed, in the tool's own words.
+    pub message: Option<String>,
+    pub guard: GuardDecision,
+    pub expect: Option<(Expect, ExpectOutcome)>,
+    pub changes: Option<Changes>,
+    pub timings: Timings,
+    /// The observation published by this call (the latest one afterwards).
+    pub observation: Option<Arc<Observation>>,
+    /// The latest observation id when this call published none (so the model knows what to use).
+    pub latest: Option<ObservationId>,
+    /// Marks the start and end of text read off the screen in [`Outcome::text`].
+    pub boundary: String,
+    pub(crate) listing: crate::render::Listing,
+}
+
+impl Outcome {
+    /// The tag line's tag, e.g. `[ok+verified]`.
+    pub fn tag(&self) -> String {
+        match &self.expect {
+            Some((_, outcome)) => format!("[{}+{}]", self.status.as_str(), outcome.suffix()),
+            None => format!("[{}]", self.status.as_str()),
+        }
+    }
+
+    /// The text block shown to the model.
+    pub fn text(&self) -> String {
+        crate::render::outcome_text(self)
+    }
+}

@@ -1,0 +1,492 @@
+//! The engine end to end on the simulated desktop: the pipeline, ids, diffs, expectations, turns.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{args, config, Fx};
+use handrail_core::{Config, Engine, ExpectOutcome, Mode, Status, Vision, UNSUPPORTED};
+use handrail_platform::{AxHealth, Rect, Size};
+use handrail_sim::{Reaction, SimCall, SimDesktop, Widget, WindowSpec};
+
+#[test]
+fn see_lists_elements_interactive_first_with_stable_ids() {
+    let (mut fx, _) = Fx::form();
+    let first = fx.see();
+    let obs = first.observation.clone().expect("observation");
+    assert_eq!(obs.id.to_string(), "obs_1");
+    let interactive: Vec<bool> = obs.elements.iter().map(|e| e.is_interactive()).collect();
+    let first_static = interactive.iter().position(|i| !i).unwrap_or(interactive.len());
+    assert!(interactive[first_static..].iter().all(|i| !i), "interactive elements come first");
+    let text = first.text();
+    assert!(text.starts_with("[ok] see"), "{text}");
+    assert!(text.contains("[OBS obs_1] app=\"Forms\""), "{text}");
+    assert!(text.contains("button \"Save\""), "{text}");
+
+    let save = fx.id("Save");
+    let second = fx.see();
+    assert_eq!(second.observation.as_ref().map(|o| o.id.to_string()).as_deref(), Some("obs_2"));
+    assert_eq!(fx.id("Save"), save, "an element that persists keeps its id");
+}
+
+#[test]
+fn moved_elements_keep_ids_and_new_ones_get_new_ids() {
+    let (mut fx, ids) = Fx::form();
+    fx.see();
+    let save = fx.id("Save");
+    fx.sim.move_widget(ids.save, Rect::new(150, 510, 90, 30));
+    fx.sim.add_widget(fx.win, Widget::button("Cancel").at(600, 500, 90, 30));
+    fx.see();
+    assert_eq!(fx.id("Save"), save);
+    let cancel = fx.id("Cancel");
+    assert_ne!(cancel, save);
+    let n: u64 = cancel.trim_start_matches('e').parse().expect("number");
+    assert!(n > 7, "new ids continue the sequence: {cancel}");
+}
+
+#[test]
+fn click_with_delayed_reaction_reports_change_with_evidence_and_verifies_expect() {
+    let (mut fx, ids) = Fx::form();
+    fx.see();
+    let o = fx.on("click", "Save", &[("expect", "text:Saved")]);
+    assert_eq!(o.status, Status::Ok, "{}", o.text());
+    assert!(matches!(o.expect, Some((_, ExpectOutcome::Verified))));
+    assert!(o.tag() == "[ok+verified]");
+    assert_eq!(fx.sim.widget(ids.status).label, "Saved");
+    let changes = o.changes.as_ref().expect("changes");
+    assert!(changes.visual.changed());
+    assert!(changes.semantic.added.iter().any(|e| e.label == "Saved"));
+    assert!(o.timings.settle >= Duration::from_millis(300), "settle waited for the reaction");
+    assert_eq!(o.timings.settled, Some(true));
+    assert!(o.text().contains("evidence: "), "{}", o.text());
+}
+
+#[test]
+fn a_button_that_does_nothing_is_reported_honestly_and_a_blind_repeat_is_refused() {
+    let (mut fx, _) = Fx::form();
+    fx.see();
+    let o = fx.on("click", "Does nothing", &[]);
+    assert_eq!(o.status, Status::NoVisibleChange, "{}", o.text());
+    assert!(o.text().starts_with("[no_visible_change]"));
+
+    let effects = fx.sim.side_effects();
+    let again = fx.on("click", "Does nothing", &[]);
+    assert_eq!(again.status, Status::Refused, "{}", again.text());
+    assert!(again.message.as_deref().unwrap_or("").contains("observe first"));
+    assert_eq!(fx.sim.side_effects(), effects, "the refused repeat did nothing");
+
+    // After observing, the retry is allowed (and honestly reported again).
+    fx.see();
+    let retry = fx.on("click", "Does nothing", &[]);
+    assert_eq!(retry.status, Status::NoVisibleChange);
+    // A different action is not a repeat.
+    let other = fx.on("click", "I agree", &[]);
+    assert_eq!(other.status, Status::Ok, "{}", other.text());
+}
+
+#[test]
+fn checkbox_state_change_is_semantic_evidence() {
+    let (mut fx, ids) = Fx::form();
+    fx.see();
+    let o = fx.on("click", "I agree", &[]);
+    assert_eq!(o.status, Status::Ok);
+    assert!(fx.sim.widget(ids.agree).checked);
+    let changes = o.changes.expect("changes");
+    assert_eq!(changes.semantic.state_changed.len(), 1);
+    assert!(o
+        .observation
+        .expect("obs")
+        .elements
+        .iter()
+        .any(|e| e.label == "I agree" && e.states.contains(handrail_platform::States::CHECKED)));
+}
+
+#[test]
+fn stale_observation_ids_are_refused_naming_the_latest() {
+    let (mut fx, _) = Fx::form();
+    fx.see();
+    let old = fx.latest();
+    let save = fx.id("Save");
+    fx.see();
+    let before = fx.sim.fingerprint();
+    let effects = fx.sim.side_effects();
+    let o = fx.call(&[("action", "click"), ("observation_id", &old), ("element_id", &save)]);
+    assert_eq!(o.status, Status::Stale);
+    assert!(o.message.as_deref().unwrap_or("").contains("the latest is obs_2"), "{}", o.text());
+    assert_eq!(fx.sim.fingerprint(), before);
+    assert_eq!(fx.sim.side_effects(), effects);
+
+    // An id the latest observation does not list.
+    let latest = fx.latest();
+    let o = fx.call(&[("action", "click"), ("observation_id", &latest), ("element_id", "e999")]);
+    assert_eq!(o.status, Status::Error);
+    assert!(o.text().contains("e999 is not in obs_2"), "{}", o.text());
+}
+
+#[test]
+fn a_target_that_moved_is_refused_as_stale_with_a_fresh_observation() {
+    let (mut fx, ids) = Fx::form();
+    fx.see();
+    let save = fx.id("Save");
+    let obs = fx.latest();
+    fx.sim.move_widget(ids.save, Rect::new(700, 300, 90, 30));
+    let o = fx.call(&[("action", "click"), ("observation_id", &obs), ("element_id", &save)]);
+    assert_eq!(o.status, Status::Stale, "{}", o.text());
+    assert!(o.message.as_deref().unwrap_or("").contains("moved"), "{}", o.text());
+    assert!(o.observation.is_some(), "a fresh observation comes with it");
+    assert_ne!(fx.latest(), obs);
+    assert!(!fx.sim.calls().iter().any(|c| matches!(c, SimCall::Click { .. })), "nothing was clicked");
+    assert_eq!(fx.sim.widget(ids.status).label, "Ready");
+
+    // A target that vanished.
+    fx.sim.set_visible(ids.nothing, false);
+    let o = fx.on("click", "I agree", &[]);
+    assert_eq!(o.status, Status::Ok);
+    let obs = fx.latest();
+    let agree = fx.id("I agree");
+    fx.sim.set_visible(ids.agree, false);
+    let o = fx.call(&[("action", "click"), ("observation_id", &obs), ("element_id", &agree)]);
+    assert_eq!(o.status, Status::Stale);
+    assert!(o.message.as_deref().unwrap_or("").contains("no longer on screen"), "{}", o.text());
+}
+
+#[test]
+fn a_small_drift_is_followed_not_refused() {
+    let (mut fx, ids) = Fx::form();
+    fx.see();
+    fx.sim.move_widget(ids.save, Rect::new(131, 501, 90, 30));
+    let o = fx.on("click", "Save", &[]);
+    assert_eq!(o.status, Status::Ok, "{}", o.text());
+    assert_eq!(fx.sim.widget(ids.status).label, "Saved");
+}
+
+#[test]
+fn typing_into_a_target_and_expect_outcomes() {
+    let (mut fx, ids) = Fx::form();
+    fx.see();
+    let o = fx.on("type", "Name", &[("text", "Ada Lovelace"), ("expect", "focus:Name")]);
+    assert_eq!(o.tag(), "[ok+verified]", "{}", o.text());
+    assert_eq!(fx.sim.widget(ids.name).value, "Ada Lovelace");
+
+    let o = fx.on("click", "Does nothing", &[("expect", "window:Settings")]);
+    assert_eq!(o.tag(), "[no_visible_change+expectation_not_met]", "{}", o.text());
+    assert!(o.text().contains("the window title is \"Account - Forms\""));
+
+    fx.sim.set_ax_health(AxHealth::Unavailable);
+    fx.see();
+    let o = fx.call(&[("action", "key"), ("keys", "tab"), ("expect", "focus:Password")]);
+    assert_eq!(o.tag().rsplit('+').next(), Some("expect_unknown]"), "{}", o.text());
+    assert!(o.text().contains("use expect text:"), "{}", o.text());
+}
+
+#[test]
+fn expect_waits_for_a_late_change_within_its_bound() {
+    let (mut fx, _) = Fx::empty_with(|sim, win| {
+        let status = sim.add_widget(win, Widget::text("Loading").at(130, 600, 200, 20));
+        sim.add_widget(
+            win,
+            Widget::button("Fetch")
+                .at(130, 500, 90, 30)
+                .on_click(Reaction::set_label(status, "Loading data").after(Duration::from_millis(50))),
+        );
+        sim.add_widget(win, Widget::text("").key("late").at(130, 640, 200, 20));
+        // A second change well after the first settle.
+        let _ = status;
+    });
+    fx.see();
+    fx.sim.schedule(Duration::from_millis(1500), Reaction::set_label("late", "Done"));
+    let o = fx.on("click", "Fetch", &[("expect", "text:Done")]);
+    assert_eq!(o.tag(), "[ok+verified]", "{}", o.text());
+}
+
+impl Fx {
+    fn empty_with(build: impl FnOnce(&SimDesktop, handrail_sim::WindowId)) -> (Fx, ()) {
+        let fx = Fx::empty();
+        build(&fx.sim, fx.win);
+        (fx, ())
+    }
+}
+
+#[test]
+fn spinners_neither_block_settle_nor_count_as_change() {
+    let (mut fx, _) = Fx::form();
+    fx.sim.add_widget(fx.win, Widget::spinner().at(900, 100, 32, 32));
+    fx.see();
+    let o = fx.on("click", "Does nothing", &[]);
+    assert_eq!(o.status, Status::NoVisibleChange, "{}", o.text());
+    assert!(o.timings.settle < Duration::from_millis(1000), "settle {:?}", o.timings.settle);
+}
+
+#[test]
+fn text_targets_match_one_or_refuse_with_candidates() {
+    let (mut fx, ids) = Fx::form();
+    fx.sim.add_widget(fx.win, Widget::button("Save draft").at(600, 500, 120, 30));
+    fx.see();
+    let o = fx.call(&[("action", "click"), ("target_text", "save")]);
+    assert_eq!(o.status, Status::Ok, "exact label wins over partial: {}", o.text());
+    assert_eq!(fx.sim.widget(ids.status).label, "Saved");
+
+    fx.sim.add_widget(fx.win, Widget::button("Open A").at(600, 550, 90, 30));
+    fx.sim.add_widget(fx.win, Widget::button("Open B").at(700, 550, 90, 30));
+    fx.see();
+    let effects = fx.sim.side_effects();
+    let o = fx.call(&[("action", "click"), ("target_text", "open")]);
+    assert_eq!(o.status, Status::Refused, "{}", o.text());
+    assert!(o.text().contains("\"Open A\"") && o.text().contains("\"Open B\""), "{}", o.text());
+    assert_eq!(fx.sim.side_effects(), effects);
+
+    let o = fx.call(&[("action", "click"), ("target_text", "no such thing")]);
+    assert_eq!(o.status, Status::Error);
+}
+
+#[test]
+fn turns_reset_ids_budgets_and_memory() {
+    let (mut fx, _) = Fx::form();
+    fx.see();
+    let obs = fx.latest();
+    let save = fx.id("Save");
+    fx.on("click", "Does nothing", &[]);
+    fx.turn("new request", Mode::Interactive);
+    assert!(fx.engine.latest().is_none());
+    let o = fx.call(&[("action", "click"), ("observation_id", &obs), ("element_id", &save)]);
+    assert_eq!(o.status, Status::Stale, "old observation ids are invalid after a new turn");
+    let o = fx.call(&[("action", "click"), ("target_text", "Save")]);
+    assert_eq!(o.status, Status::Error, "text targets need an observation of this turn");
+    fx.see();
+    assert_ne!(fx.latest(), obs, "observation numbers are never reused");
+    let o = fx.on("click", "Does nothing", &[]);
+    assert_eq!(o.status, Status::NoVisibleChange, "the repeat memory was forgotten");
+}
+
+#[test]
+fn budgets_are_separate_and_lower_when_unattended() {
+    let sim = SimDesktop::new(Size::new(800, 600));
+    let win = sim.add_window(WindowSpec::new("A", "A").bounds(Rect::new(0, 0, 800, 600)));
+    sim.add_widget(win, Widget::checkbox("Toggle").at(10, 40, 120, 24));
+    let mut engine = Engine::new(
+        sim.desktop(),
+        Config {
+            interactive: handrail_core::Budgets { mutations: 3, observations: 4 },
+            unattended: handrail_core::Budgets { mutations: 1, observations: 2 },
+            ..config()
+        },
+    );
+    let see = args(&[("action", "see")]);
+    let toggle = args(&[("action", "click"), ("target_text", "Toggle")]);
+    // Before any observation a text target is an error, and errors spend no budget.
+    for _ in 0..5 {
+        assert_eq!(engine.call_args(&toggle).status, Status::Error);
+    }
+    assert_eq!(engine.call_args(&see).status, Status::Ok);
+    for _ in 0..3 {
+        assert_eq!(engine.call_args(&toggle).status, Status::Ok);
+    }
+    let o = engine.call_args(&toggle);
+    assert_eq!(o.status, Status::Limit, "{}", o.text());
+    assert!(o.text().contains("3 actions"));
+    // Observing still works: a separate budget.
+    for _ in 0..3 {
+        assert_eq!(engine.call_args(&see).status, Status::Ok);
+    }
+    assert_eq!(engine.call_args(&see).status, Status::Limit);
+
+    engine.begin_turn(handrail_core::Turn { id: "u".into(), intent: String::new(), mode: Mode::Unattended });
+    assert_eq!(engine.call_args(&see).status, Status::Ok);
+    assert_eq!(engine.call_args(&toggle).status, Status::Ok);
+    assert_eq!(engine.call_args(&toggle).status, Status::Limit);
+    assert_eq!(engine.call_args(&see).status, Status::Ok);
+    assert_eq!(engine.call_args(&see).status, Status::Limit);
+}
+
+#[test]
+fn open_app_and_expect_app() {
+    let (mut fx, _) = Fx::form();
+    fx.sim
+        .register_app("Calculator", WindowSpec::new("Calculator", "Calculator").bounds(Rect::new(300, 200, 300, 400)));
+    let o = fx.call(&[("action", "open_app"), ("app", "Calculator"), ("expect", "app:calculator")]);
+    assert_eq!(o.tag(), "[ok+verified]", "{}", o.text());
+    assert!(o.text().contains("app: \"Forms\" → \"Calculator\""), "{}", o.text());
+
+    let o = fx.call(&[("action", "open_app"), ("app", "Calculater")]);
+    assert_eq!(o.status, Status::Error);
+    assert!(o.text().contains("Calculator"), "close matches are listed: {}", o.text());
+}
+
+#[test]
+fn open_url_opens_vetted_urls_only() {
+    let (mut fx, _) = Fx::form();
+    let o = fx.call(&[("action", "open_url"), ("url", "https://example.com/path"), ("expect", "window:example.com")]);
+    assert_eq!(o.tag(), "[ok+verified]", "{}", o.text());
+    assert_eq!(fx.sim.opened_urls(), vec!["https://example.com/path".to_string()]);
+}
+
+#[test]
+fn scroll_and_drag_and_hover_reach_the_desktop() {
+    let fx_sim = SimDesktop::new(Size::new(1280, 800));
+    let win = fx_sim.add_window(WindowSpec::new("Files", "Files").bounds(Rect::new(0, 0, 1280, 800)));
+    let list =
+        fx_sim.add_widget(win, Widget::list("Files", (1..=40).map(|i| format!("file{i}.txt"))).at(20, 60, 300, 240));
+    let card = fx_sim.add_widget(win, Widget::button("Card").draggable().at(600, 100, 80, 40));
+    fx_sim.add_widget(win, Widget::text("Drop here").at(900, 400, 120, 40));
+    let mut engine = Engine::new(fx_sim.desktop(), config());
+    engine.call_args(&args(&[("action", "see")]));
+    let obs = engine.latest().expect("obs").clone();
+    let list_id =
+        obs.elements.iter().find(|e| e.label == "file1.txt").map(|e| e.id.to_string()).expect("first row listed");
+    let o = engine.call_args(&args(&[
+        ("action", "scroll"),
+        ("observation_id", &obs.id.to_string()),
+        ("element_id", &list_id),
+        ("direction", "down"),
+        ("amount", "5"),
+    ]));
+    assert_eq!(o.status, Status::Ok, "{}", o.text());
+    assert_eq!(fx_sim.widget(list).offset, 5);
+
+    let o = engine.call_args(&args(&[("action", "drag"), ("target_text", "Card"), ("to_target_text", "Drop here")]));
+    assert_eq!(o.status, Status::Ok, "{}", o.text());
+    let moved = fx_sim.widget(card).bounds;
+    assert!(Rect::new(900, 400, 120, 40).contains(moved.center()), "{moved}");
+
+    let o = engine.call_args(&args(&[("action", "hover"), ("target_text", "Drop here")]));
+    assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange));
+    assert!(fx_sim.calls().iter().any(|c| matches!(c, SimCall::MovePointer(_))));
+}
+
+#[test]
+fn inspect_publishes_a_detail_observation_with_a_crop() {
+    let (mut fx, _) = Fx::form();
+    fx.see();
+    let o = fx.call(&[("action", "inspect"), ("observation_id", &fx.latest()), ("region", "120,130,330,110")]);
+    assert_eq!(o.status, Status::Ok, "{}", o.text());
+    let obs = o.observation.clone().expect("detail observation");
+    let detail = obs.inspect.as_ref().expect("inspect detail");
+    let listed: Vec<&str> = detail.elements.iter().map(|i| obs.elements[*i].label.as_str()).collect();
+    assert!(listed.contains(&"Name") && listed.contains(&"Password"), "{listed:?}");
+    assert!(!listed.contains(&"Save"));
+    let image = obs.image.as_ref().expect("image");
+    assert_eq!(image.size, Size::new(330, 110), "the crop is full resolution");
+    assert!(o.text().contains("native_role="), "{}", o.text());
+    assert!(fx.sim.calls().iter().any(|c| matches!(c, SimCall::Capture { area: Some(_), max_size: None })));
+    // Inspect by element; ids still valid against the detail observation.
+    let o = fx.on("inspect", "Save", &[]);
+    assert_eq!(o.status, Status::Ok);
+    let o = fx.on("click", "Save", &[]);
+    assert_eq!(o.status, Status::Ok, "{}", o.text());
+}
+
+#[test]
+fn ocr_only_text_is_listed_and_clickable() {
+    let (mut fx, _) = Fx::empty_with(|sim, win| {
+        let status = sim.add_widget(win, Widget::text("").key("status").at(130, 600, 200, 20));
+        sim.add_widget(
+            win,
+            Widget::canvas_text("Play").at(300, 300, 80, 30).on_click(Reaction::set_label(status, "Playing")),
+        );
+    });
+    let o = fx.see();
+    let obs = o.observation.expect("obs");
+    let play = obs.elements.iter().find(|e| e.label == "Play").expect("OCR found it");
+    assert_eq!(play.source.as_str(), "ocr");
+    let o = fx.on("click", "Play", &[("expect", "text:Playing")]);
+    assert_eq!(o.tag(), "[ok+verified]", "{}", o.text());
+}
+
+#[test]
+fn accessibility_unavailable_keeps_the_visual_path() {
+    let (mut fx, _) = Fx::form();
+    fx.sim.set_ax_health(AxHealth::Unavailable);
+    let o = fx.see();
+    assert!(o.text().contains("ax=unavailable"));
+    let obs = o.observation.expect("obs");
+    assert!(obs.elements.iter().any(|e| e.label == "Save"), "OCR still lists text");
+    let o = fx.call(&[("action", "click"), ("target_text", "Save"), ("expect", "text:Saved")]);
+    assert_eq!(o.tag(), "[ok+verified]", "{}", o.text());
+}
+
+#[test]
+fn observation_text_is_compact_and_capped() {
+    let sim = SimDesktop::new(Size::new(1280, 800));
+    let win = sim.add_window(WindowSpec::new("Big", "Big window").bounds(Rect::new(0, 0, 1280, 800)));
+    for row in 0..20 {
+        for col in 0..6 {
+            sim.add_widget(
+                win,
+                Widget::button(format!("Button {row}-{col}")).at(10 + col * 200, 40 + row * 36, 180, 28),
+            );
+        }
+    }
+    let mut engine = Engine::new(sim.desktop(), config());
+    let o = engine.call_args(&args(&[("action", "see")]));
+    let text = o.text();
+    let block = text.split("[OBS").nth(1).expect("OBS block");
+    assert!(block.len() < 2600, "observation text is {} bytes", block.len());
+    assert!(text.contains("more elements (inspect a region to list them)"), "{text}");
+}
+
+#[test]
+fn results_are_deterministic() {
+    let run = || {
+        let (mut fx, _) = Fx::form();
+        let mut texts = vec![fx.see().text()];
+        texts.push(fx.on("type", "Name", &[("text", "x")]).text());
+        texts.push(fx.on("click", "Save", &[("expect", "text:Saved")]).text());
+        texts
+    };
+    assert_eq!(run(), run());
+}
+
+#[test]
+fn the_capability_gate_makes_no_desktop_call_at_all() {
+    for vision in [Vision::TextOnly { model: "qwen3:14b".into() }, Vision::Unknown { model: None }] {
+        let (fx, _) = Fx::form();
+        let before = fx.sim.fingerprint();
+        let mut engine = Engine::new(fx.sim.desktop(), Config { vision: vision.clone(), ..Config::default() });
+        for a in [
+            vec![("action", "see")],
+            vec![("action", "inspect"), ("region", "0,0,10,10")],
+            vec![("action", "click"), ("target_text", "Save")],
+            vec![("action", "type"), ("text", "hello")],
+            vec![("action", "key"), ("keys", "ctrl+s")],
+            vec![("action", "scroll"), ("direction", "down")],
+            vec![("action", "open_app"), ("app", "xterm")],
+            vec![("action", "open_url"), ("url", "https://example.com")],
+            vec![("action", "nonsense")],
+        ] {
+            let o = engine.call_args(&args(&a));
+            assert_eq!(o.status, Status::Unsupported);
+            assert!(o.text().starts_with(&format!("[unsupported] {UNSUPPORTED}")));
+            if matches!(vision, Vision::TextOnly { .. }) {
+                assert_eq!(o.text(), format!("[unsupported] {UNSUPPORTED}"));
+            } else {
+                assert!(o.text().contains("--vision yes"), "{}", o.text());
+            }
+        }
+        assert!(fx.sim.calls().is_empty(), "calls made: {:?}", fx.sim.calls());
+        assert_eq!(fx.sim.fingerprint(), before);
+    }
+}
+
+#[test]
+fn bad_arguments_change_nothing() {
+    let (mut fx, _) = Fx::form();
+    fx.see();
+    fx.sim.clear_calls();
+    let before = fx.sim.fingerprint();
+    for a in [
+        vec![("action", "tap")],
+        vec![("action", "click")],
+        vec![("action", "click"), ("element_id", "e1")],
+        vec![("action", "click"), ("region", "1,2,3,4")],
+        vec![("action", "type"), ("text", "")],
+        vec![("action", "key"), ("keys", "ctrl+banana")],
+        vec![("action", "scroll"), ("direction", "diagonal")],
+        vec![("action", "see"), ("expect", "smell:roses")],
+    ] {
+        let o = fx.call(&a);
+        assert_eq!(o.status, Status::Error, "{a:?}: {}", o.text());
+        assert!(o.message.as_deref().is_some_and(|m| !m.is_empty()));
+    }
+    assert!(fx.sim.calls().is_empty(), "{:?}", fx.sim.calls());
+    assert_eq!(fx.sim.fingerprint(), before);
+}

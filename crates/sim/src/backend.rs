@@ -1,0 +1,332 @@
+//! The platform traits, implemented over the shared world. Every call is logged before it acts, so a
+//! test sees attempts as well as successes.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use handrail_platform::{
+    Accessibility, AxLimits, AxSnapshot, Clock, EncodedImage, Encoder, Frame, Input, KeyCombo, Launched, MouseButton,
+    Ocr, OcrLine, PlatformError, Point, Rect, Screen, ScrollDirection, Settle, SettleReport, SettleRequest,
+    SettleWatch, Size, WindowInfo, Windows,
+};
+
+use crate::render::{self, PgmEncoder};
+use crate::spec::WidgetId;
+use crate::world::{World, INPUT_STEP, SPINNER_STEP};
+use crate::{layout, SimCall};
+
+/// Text shorter than this many pixels in the frame is too small to read.
+const MIN_OCR_HEIGHT: u32 = 3;
+const OCR_CONFIDENCE: f32 = 95.0;
+
+/// The world every trait object shares.
+#[derive(Clone)]
+pub(crate) struct Shared(pub(crate) Arc<Mutex<World>>);
+
+impl Shared {
+    /// A panic while holding the lock leaves the world usable; tests then report the original panic.
+    pub(crate) fn lock(&self) -> MutexGuard<'_, World> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+pub(crate) struct SimScreen(pub(crate) Shared);
+
+impl Screen for SimScreen {
+    fn screen_size(&self) -> Result<Size, PlatformError> {
+        let mut w = self.0.lock();
+        w.calls.push(SimCall::ScreenSize);
+        Ok(w.screen)
+    }
+
+    fn capture(&self, area: Option<Rect>, max_size: Option<Size>) -> Result<Frame, PlatformError> {
+        let mut w = self.0.lock();
+        w.calls.push(SimCall::Capture { area, max_size });
+        let frame = render::capture(&w, area, max_size)?;
+        let lines = layout::screen_text(&w);
+        w.remember_text(render::frame_key(&frame), lines);
+        Ok(frame)
+    }
+}
+
+pub(crate) struct SimInput(pub(crate) Shared);
+
+impl SimInput {
+    /// Logs `call`, checks its points are on screen, applies it, then lets an input event's worth of
+    /// virtual time pass (which may bring due reactions).
+    fn input(&self, call: SimCall, points: &[Point], act: impl FnOnce(&mut World)) -> Result<(), PlatformError> {
+        let mut w = self.0.lock();
+        w.calls.push(call);
+        for p in points {
+            w.check_point(*p)?;
+        }
+        act(&mut w);
+        w.advance_by(INPUT_STEP);
+        Ok(())
+    }
+}
+
+impl Input for SimInput {
+    fn move_pointer(&self, to: Point) -> Result<(), PlatformError> {
+        self.input(SimCall::MovePointer(to), &[to], |w| w.move_pointer(to))
+    }
+
+    fn click(&self, at: Point, button: MouseButton, count: u8) -> Result<(), PlatformError> {
+        let call = SimCall::Click { at, button, count };
+        if count == 0 {
+            self.0.lock().calls.push(call);
+            return Err(PlatformError::Invalid("click count must be at least 1".into()));
+        }
+        self.input(call, &[at], |w| w.click(at, button, count))
+    }
+
+    fn drag(&self, from: Point, to: Point) -> Result<(), PlatformError> {
+        self.input(SimCall::Drag { from, to }, &[from, to], |w| w.drag(from, to))
+    }
+
+    fn scroll(&self, at: Option<Point>, direction: ScrollDirection, notches: u32) -> Result<(), PlatformError> {
+        let call = SimCall::Scroll { at, direction, notches };
+        let points: Vec<Point> = at.into_iter().collect();
+        self.input(call, &points, |w| w.scroll(at, direction, notches))
+    }
+
+    fn key(&self, combo: &KeyCombo) -> Result<(), PlatformError> {
+        let call = SimCall::Key(combo.to_string());
+        if combo.key.is_empty() {
+            self.0.lock().calls.push(call);
+            return Err(PlatformError::Invalid("empty key name".into()));
+        }
+        self.input(call, &[], |w| w.key(combo))
+    }
+
+    fn type_text(&self, text: &str) -> Result<(), PlatformError> {
+        self.input(SimCall::TypeText(text.to_string()), &[], |w| w.type_text(text))
+    }
+}
+
+pub(crate) struct SimWindows(pub(crate) Shared);
+
+impl Windows for SimWindows {
+    fn frontmost(&self) -> Result<Option<WindowInfo>, PlatformError> {
+        let mut w = self.0.lock();
+        w.calls.push(SimCall::Frontmost);
+        Ok(w.frontmost_info())
+    }
+
+    fn launch_app(&self, name: &str) -> Result<Launched, PlatformError> {
+        let mut w = self.0.lock();
+        w.calls.push(SimCall::LaunchApp(name.to_string()));
+        let launched = w.launch_app(name)?;
+        w.advance_by(INPUT_STEP);
+        Ok(launched)
+    }
+
+    fn open_url(&self, url: &str) -> Result<Launched, PlatformError> {
+        let mut w = self.0.lock();
+        w.calls.push(SimCall::OpenUrl(url.to_string()));
+        let launched = w.open_url(url);
+        w.advance_by(INPUT_STEP);
+        Ok(launched)
+    }
+}
+
+pub(crate) struct SimSettle(pub(crate) Shared);
+
+impl Settle for SimSettle {
+    fn watch(&self) -> Result<Box<dyn SettleWatch + '_>, PlatformError> {
+        let mut w = self.0.lock();
+        w.calls.push(SimCall::Watch);
+        Ok(Box::new(SimWatch {
+            shared: self.0.clone(),
+            baseline: w.changes,
+            unsettled: None,
+            // Animations already running are background noise, not the action's doing.
+            ignored: w.shown_spinners(),
+        }))
+    }
+}
+
+/// A settle watch in virtual time: waiting means jumping to the next event.
+struct SimWatch {
+    shared: Shared,
+    /// The change counter as last reported; changes beyond it are news.
+    baseline: u64,
+    /// When the change `wait_for_change` reported happened: the next `wait` measures its quiet period
+    /// from there rather than waiting for yet another change.
+    unsettled: Option<Duration>,
+    ignored: Vec<WidgetId>,
+}
+
+impl SettleWatch for SimWatch {
+    fn wait(&mut self, request: &SettleRequest) -> Result<SettleReport, PlatformError> {
+        let mut w = self.shared.lock();
+        w.calls.push(SimCall::Wait(*request));
+        let start = w.now;
+        let ceiling = start + request.ceiling;
+        let first_deadline = (start + request.response_window).min(ceiling);
+        let mut seen = w.changes;
+        let mut last_change = if seen != self.baseline { Some(w.last_change_at) } else { self.unsettled };
+        self.unsettled = None;
+        let settled = loop {
+            let animating = w.animating(&self.ignored);
+            if animating {
+                last_change = Some(w.now);
+            }
+            // The time the wait ends unless a reaction comes first: the response window while nothing
+            // has changed, the end of the quiet period after a change, the ceiling while animating.
+            let deadline = match last_change {
+                None => first_deadline,
+                Some(_) if animating => ceiling,
+                Some(at) => (at + request.quiet).min(ceiling),
+            };
+            match w.next_due() {
+                Some(due) if due <= deadline => {
+                    w.advance_to(due);
+                    if w.changes != seen {
+                        seen = w.changes;
+                        last_change = Some(w.last_change_at);
+                    }
+                }
+                _ => {
+                    let end = deadline.max(w.now);
+                    w.advance_to(end);
+                    break match last_change {
+                        None => true,
+                        Some(at) => !animating && at + request.quiet <= ceiling,
+                    };
+                }
+            }
+        };
+        self.baseline = w.changes;
+        let ignored = self
+            .ignored
+            .iter()
+            .filter(|id| w.is_shown(**id))
+            .filter_map(|id| w.widget(*id).map(|d| d.bounds()))
+            .collect();
+        Ok(SettleReport { waited: w.now - start, settled, saw_change: last_change.is_some(), ignored })
+    }
+
+    fn wait_for_change(&mut self, timeout: Duration) -> Result<bool, PlatformError> {
+        let mut w = self.shared.lock();
+        w.calls.push(SimCall::WaitForChange(timeout));
+        let end = w.now + timeout;
+        let changed = loop {
+            if w.changes != self.baseline {
+                self.unsettled = Some(w.last_change_at);
+                break true;
+            }
+            let tick = w.animating(&self.ignored).then(|| next_tick(w.now));
+            match [tick, w.next_due()].into_iter().flatten().min() {
+                Some(t) if t <= end => {
+                    w.advance_to(t);
+                    if tick == Some(t) && w.changes == self.baseline {
+                        self.unsettled = Some(w.now);
+                        break true;
+                    }
+                }
+                _ => {
+                    w.advance_to(end);
+                    let changed = w.changes != self.baseline;
+                    if changed {
+                        self.unsettled = Some(w.last_change_at);
+                    }
+                    break changed;
+                }
+            }
+        };
+        self.baseline = w.changes;
+        Ok(changed)
+    }
+}
+
+/// When a spinner next changes its pixels after `now`.
+fn next_tick(now: Duration) -> Duration {
+    let step = SPINNER_STEP.as_nanos().max(1);
+    let next = (now.as_nanos() / step + 1) * step;
+    Duration::from_nanos(u64::try_from(next).unwrap_or(u64::MAX))
+}
+
+pub(crate) struct SimAccessibility(pub(crate) Shared);
+
+impl Accessibility for SimAccessibility {
+    fn snapshot(&self, limits: &AxLimits) -> AxSnapshot {
+        let mut w = self.0.lock();
+        w.calls.push(SimCall::AxSnapshot);
+        crate::ax::snapshot(&w, limits)
+    }
+}
+
+pub(crate) struct SimOcr(pub(crate) Shared);
+
+impl Ocr for SimOcr {
+    fn available(&self) -> bool {
+        self.0.lock().ocr_available
+    }
+
+    fn recognize(&self, frame: &Frame, region: Option<Rect>) -> Result<Vec<OcrLine>, PlatformError> {
+        let mut w = self.0.lock();
+        w.calls.push(SimCall::Ocr { region });
+        if !w.ocr_available {
+            return Err(PlatformError::Unavailable("OCR".into()));
+        }
+        if !frame.is_consistent() {
+            return Err(PlatformError::Invalid("frame buffer is smaller than its declared size".into()));
+        }
+        // A frame this sim captured reads as it was then; any other frame reads the world as it is.
+        let lines = w.remembered_text(render::frame_key(frame)).unwrap_or_else(|| layout::screen_text(&w));
+        Ok(map_lines(lines, frame, region))
+    }
+}
+
+/// Maps screen-coordinate lines into `frame`'s coordinates, keeping those readable and in `region`.
+fn map_lines(lines: Vec<(String, Rect)>, frame: &Frame, region: Option<Rect>) -> Vec<OcrLine> {
+    let o = frame.origin;
+    if o.is_empty() || frame.size.width == 0 || frame.size.height == 0 {
+        return Vec::new();
+    }
+    let sx = f64::from(frame.size.width) / f64::from(o.width);
+    let sy = f64::from(frame.size.height) / f64::from(o.height);
+    let bounds = Rect::from_size(frame.size);
+    let mut out: Vec<OcrLine> = lines
+        .into_iter()
+        .filter_map(|(text, r)| {
+            let r = r.intersection(&o)?;
+            let x0 = (f64::from(r.x - o.x) * sx).floor();
+            let y0 = (f64::from(r.y - o.y) * sy).floor();
+            let x1 = ((r.right() - i64::from(o.x)) as f64 * sx).ceil();
+            let y1 = ((r.bottom() - i64::from(o.y)) as f64 * sy).ceil();
+            let mapped = Rect::new(x0 as i32, y0 as i32, (x1 - x0) as u32, (y1 - y0) as u32).clamped_to(&bounds);
+            let readable = mapped.height >= MIN_OCR_HEIGHT && !text.is_empty();
+            let wanted = match region {
+                Some(g) => g.contains(mapped.center()),
+                None => true,
+            };
+            (readable && wanted).then_some(OcrLine { text, bounds: mapped, confidence: OCR_CONFIDENCE })
+        })
+        .collect();
+    // Reading order, as a real engine returns it.
+    out.sort_by_key(|l| (l.bounds.y, l.bounds.x));
+    out
+}
+
+/// Logs the call and delegates, so callers can see when the engine encoded.
+pub(crate) struct SimEncoder {
+    pub(crate) shared: Shared,
+    pub(crate) inner: PgmEncoder,
+}
+
+impl Encoder for SimEncoder {
+    fn encode(&self, frame: &Frame) -> Result<EncodedImage, PlatformError> {
+        self.shared.lock().calls.push(SimCall::Encode);
+        self.inner.encode(frame)
+    }
+}
+
+pub(crate) struct SimClock(pub(crate) Shared);
+
+impl Clock for SimClock {
+    fn now(&self) -> Duration {
+        self.0.lock().now
+    }
+}
