@@ -1,6 +1,7 @@
 //! The `handrail` command.
 
 mod demo;
+mod sandbox;
 
 use std::path::PathBuf;
 
@@ -30,6 +31,13 @@ enum Command {
         #[arg(long, default_value = "handrail-trace")]
         trace: PathBuf,
     },
+    /// Start a private virtual desktop (Xvfb, session bus, accessibility bus, openbox).
+    ///
+    /// Without a command it prints the environment to use (as `export` lines on stdout) and keeps the
+    /// desktop up until Ctrl-C; with a command after `--` it runs that command inside the desktop and
+    /// tears everything down when it exits, returning its exit code. Every process started is stopped,
+    /// also when handrail itself is killed.
+    Sandbox(sandbox::SandboxArgs),
 }
 
 /// Logs go to stderr: stdout is reserved for protocol traffic and results.
@@ -62,10 +70,11 @@ fn init_logging(level: &str) -> Result<()> {
     Ok(())
 }
 
-fn main() -> Result<()> {
+fn main() -> Result<std::process::ExitCode> {
     let cli = Cli::parse();
     init_logging(&cli.log)?;
     match cli.command {
-        Command::Demo { trace } => demo::run(&trace),
+        Command::Demo { trace } => demo::run(&trace).map(|()| std::process::ExitCode::SUCCESS),
+        Command::Sandbox(args) => sandbox::run(args),
     }
 }

@@ -40,3 +40,24 @@ fn demo_ends_on_its_own_and_writes_a_trace() {
     assert!(!steps.contains("hunter2"), "typed secrets never reach the trace");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn sandbox_runs_a_command_in_a_private_desktop_and_passes_its_exit_code() {
+    let out = handrail()
+        .args([
+            "sandbox",
+            "--size",
+            "800x600",
+            "--",
+            "sh",
+            "-c",
+            "xdpyinfo | grep dimensions; echo display=$DISPLAY; exit 7",
+        ])
+        .env("DISPLAY", ":0")
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(7), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("800x600 pixels"), "{stdout}");
+    assert!(!stdout.contains("display=:0\n"), "never the caller's display: {stdout}");
+}

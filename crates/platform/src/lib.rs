@@ -5,6 +5,7 @@
 //! boundary: no protocol types, no engine types. Coordinates are **screen** pixels unless a type says
 //! otherwise; OCR lines are in the coordinates of the frame that was read.
 
+pub mod absent;
 mod element;
 mod frame;
 mod geometry;

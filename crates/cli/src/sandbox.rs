@@ -1,0 +1,96 @@
+//! `handrail sandbox`: a private desktop for agents, evaluations and tests.
+
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use handrail_sandbox::{run_inside, Sandbox, SandboxOptions};
+
+#[derive(Debug, Args)]
+pub struct SandboxArgs {
+    /// Screen size, WIDTHxHEIGHT.
+    #[arg(long, default_value = "1280x800", value_parser = parse_size)]
+    size: (u32, u32),
+    /// X display number to use (default: the first free one from :90).
+    #[arg(long)]
+    display: Option<u32>,
+    /// Start without a window manager (no focus on click, no EWMH).
+    #[arg(long)]
+    no_window_manager: bool,
+    /// Start without the accessibility bus.
+    #[arg(long)]
+    no_accessibility: bool,
+    /// A command to run inside the desktop; the desktop stops when it exits.
+    #[arg(last = true)]
+    command: Vec<String>,
+}
+
+fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("expected WIDTHxHEIGHT, got {s:?}"))?;
+    let parse = |v: &str| v.trim().parse::<u32>().map_err(|_| format!("{v:?} is not a number of pixels"));
+    let size = (parse(w)?, parse(h)?);
+    if !(200..=8192).contains(&size.0) || !(200..=8192).contains(&size.1) {
+        return Err(format!("{s} is outside 200x200..8192x8192"));
+    }
+    Ok(size)
+}
+
+fn options(args: &SandboxArgs) -> SandboxOptions {
+    SandboxOptions {
+        size: args.size,
+        display: args.display,
+        window_manager: !args.no_window_manager,
+        accessibility: !args.no_accessibility,
+        ..SandboxOptions::default()
+    }
+}
+
+/// Quotes a value for a POSIX shell `export` line.
+fn shell_quote(v: &str) -> String {
+    format!("'{}'", v.replace('\'', r"'\''"))
+}
+
+pub fn run(args: SandboxArgs) -> Result<ExitCode> {
+    let opts = options(&args);
+    if let Some((program, rest)) = args.command.split_first() {
+        let status = run_inside(opts, program, rest).with_context(|| format!("running {program} in the sandbox"))?;
+        return Ok(match status.code() {
+            Some(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
+            None => ExitCode::from(1),
+        });
+    }
+    let sandbox = Sandbox::start(opts).context("starting the sandbox desktop")?;
+    for (key, value) in sandbox.env() {
+        println!("export {key}={}", shell_quote(&value));
+    }
+    eprintln!(
+        "handrail sandbox: desktop {} is up in {:?}; press Ctrl-C to stop it",
+        sandbox.display(),
+        sandbox.timings().total
+    );
+    let (why, report) = sandbox.run_until_signal().context("waiting for the sandbox")?;
+    eprintln!(
+        "handrail sandbox: stopped ({why:?}) in {:?}; {} processes ended",
+        report.duration,
+        report.terminated.len() + report.killed.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_or_say_why() {
+        assert_eq!(parse_size("1280x800"), Ok((1280, 800)));
+        assert!(parse_size("1280").is_err());
+        assert!(parse_size("10x10").is_err());
+        assert!(parse_size("ax800").is_err());
+    }
+
+    #[test]
+    fn quoting_survives_quotes() {
+        assert_eq!(shell_quote("a'b"), r"'a'\''b'");
+    }
+}

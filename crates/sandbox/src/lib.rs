@@ -1,0 +1,54 @@
+//! A private, disposable virtual desktop that handrail starts and stops itself, so it never drives the
+//! user's real display unless that display is named explicitly.
+//!
+//! [`Sandbox::start`] creates a private temporary root (mode 700) with `XDG_RUNTIME_DIR`, `HOME` and
+//! the XDG config/data/cache dirs inside it (accessibility settings persist in dconf under the config
+//! dir and would otherwise leak between sessions), then starts, in order and each bounded by
+//! [`SandboxOptions::step_timeout`]:
+//!
+//! 1. `Xvfb :N -screen 0 WxHxD -nolisten tcp -noreset` — ready when an X connection setup on
+//!    /tmp/.X11-unix/XN succeeds (`-noreset` keeps root properties such as `AT_SPI_BUS` when the last
+//!    client disconnects);
+//! 2. `dbus-daemon --session --nofork` on `$XDG_RUNTIME_DIR/bus` (address read from its stdout);
+//! 3. `at-spi-bus-launcher --launch-immediately --a11y=1 --screen-reader=0` — ready when
+//!    `org.a11y.Bus.GetAddress` answers;
+//! 4. `openbox --sm-disable` — ready when `_NET_SUPPORTING_WM_CHECK` is set on the root window;
+//! 5. `xsetroot -solid <background>` (OCR reads almost nothing on the default black).
+//!
+//! Apps are started with [`Sandbox::command`] / [`Sandbox::spawn`], which set the sandbox's
+//! environment ([`Sandbox::env`]) and remove variables that point at the real session
+//! ([`REMOVED_ENV`]).
+//!
+//! # Teardown
+//! Every process started in the sandbox carries `HANDRAIL_SANDBOX=<id>` ([`MARKER_VAR`]) in its
+//! environment, and processes inherit it — including helpers that get re-parented to init
+//! (at-spi2-registryd, dconf-service, browsers' crash handlers) and services the session bus
+//! activates. [`Sandbox::stop`] (and `Drop`) sends SIGTERM to the recorded PIDs and to every process
+//! with the marker, polls for ~1 s, then SIGKILLs what is left, removes a stale X lock/socket and
+//! deletes the temporary root. A program that rebuilds its environment from scratch (`env -i`)
+//! escapes the marker; its parent is still stopped.
+//!
+//! If the owning process dies without tearing down (SIGKILL, abort), two mechanisms clean up:
+//! direct children get SIGTERM through `PR_SET_PDEATHSIG` (see
+//! [`SandboxOptions::parent_death_signal`] for its per-thread caveat), and a small reaper process
+//! (`sh`), which holds the read end of a pipe whose only write end is in the owner, wakes on EOF and
+//! kills everything with the marker and removes the root.
+//!
+//! # Signals
+//! [`Sandbox::run_until_signal`] and [`run_inside`] install SIGINT/SIGTERM/SIGHUP handlers (a
+//! self-pipe, see [`SignalWatcher`]) so Ctrl-C stops the desktop cleanly.
+//!
+//! Linux only (uses /proc, prctl, pidfd).
+
+mod error;
+mod procs;
+mod reaper;
+mod sandbox;
+mod signals;
+mod x11;
+
+pub use error::SandboxError;
+pub use procs::{marked_processes, MARKER_VAR};
+pub use sandbox::{run_inside, Sandbox, SandboxOptions, Shutdown, StartTimings, StopReport, REMOVED_ENV};
+pub use signals::{Caught, SignalWatcher, WATCHED_SIGNALS};
+pub use x11::{FIRST_AUTO_DISPLAY, LAST_AUTO_DISPLAY};
