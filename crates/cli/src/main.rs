@@ -23,13 +23,17 @@ struct Cli {
 enum Command {
     /// Run a short scripted session through the engine and write a trace of every step.
     ///
-    /// The session shows the whole loop: observing, acting by element id, verifying with `expect`, and
-    /// the guards refusing a destructive click, a permanent-delete hotkey, a password field and a URL with
-    /// credentials. It runs on the built-in simulated desktop and ends on its own.
+    /// The session shows the whole loop — observing, acting by element id, verifying with `expect` — and
+    /// the guards refusing a destructive click, a permanent-delete hotkey, a password field, a URL with
+    /// credentials, a stale observation and a text-only model. It starts a private desktop, works a
+    /// notes page in Chromium there, and ends on its own.
     Demo {
         /// Directory for the trace (steps as JSON lines, the text each step returned, and screenshots).
         #[arg(long, default_value = "handrail-trace")]
         trace: PathBuf,
+        /// Run on the built-in simulated desktop instead (needs no system packages).
+        #[arg(long)]
+        simulated: bool,
     },
     /// Start a private virtual desktop (Xvfb, session bus, accessibility bus, openbox).
     ///
@@ -71,10 +75,13 @@ fn init_logging(level: &str) -> Result<()> {
 }
 
 fn main() -> Result<std::process::ExitCode> {
+    // Before any thread exists: Tesseract's OpenMP reads OMP_THREAD_LIMIT only at load time, and
+    // several threads per recognition make it 3-6x slower on small machines.
+    handrail_ocr::ensure_thread_limit_or_reexec();
     let cli = Cli::parse();
     init_logging(&cli.log)?;
     match cli.command {
-        Command::Demo { trace } => demo::run(&trace).map(|()| std::process::ExitCode::SUCCESS),
+        Command::Demo { trace, simulated } => demo::run(&trace, simulated).map(|()| std::process::ExitCode::SUCCESS),
         Command::Sandbox(args) => sandbox::run(args),
     }
 }

@@ -29,7 +29,7 @@ use crate::observation::{Element, InspectDetail, Observation};
 use crate::outcome::{Changes, ExpectOutcome, GuardDecision, Outcome, Status, Timings};
 use crate::render::{quote_clipped, Listing};
 use crate::request::{ActionKind, Command, Expect, ExpectKind, InspectSubject, PointerKind, RawArgs, Request, Target};
-use crate::text::{contains_normalized, normalize, squash_spaces};
+use crate::text::{contains_normalized, contains_phrase, has_unspaced_script, normalize, squash_spaces};
 use crate::turn::Mode;
 
 /// The exact refusal for models that cannot see.
@@ -803,7 +803,8 @@ fn act_settle_observe(
     let mut settle_time = settle.waited;
     let mut fresh = observe(desktop, config, tracker, None)?;
     let mut expect_outcome = request.expect.as_ref().map(|e| check_expect(e, &fresh.obs));
-    if let (Some(expect), Some(ExpectOutcome::NotMet { .. })) = (&request.expect, &expect_outcome) {
+    if let Some(expect) = request.expect.as_ref().filter(|e| expect_outcome.as_ref().is_some_and(|o| !settled_on(e, o)))
+    {
         let deadline = desktop.clock.now() + config.expect_timeout;
         loop {
             let remaining = deadline.saturating_sub(desktop.clock.now());
@@ -813,7 +814,7 @@ fn act_settle_observe(
             settle_time += watch.wait(&config.settle)?.waited;
             fresh = observe(desktop, config, tracker, None)?;
             let outcome = check_expect(expect, &fresh.obs);
-            let done = !matches!(outcome, ExpectOutcome::NotMet { .. });
+            let done = settled_on(expect, &outcome);
             expect_outcome = Some(outcome);
             if done {
                 break;
@@ -988,6 +989,16 @@ fn observe(
     Ok(Fresh { obs, capture: t1.saturating_sub(t0), observe: t2.saturating_sub(t1), encode: t3.saturating_sub(t2) })
 }
 
+/// Whether an expectation's outcome is final. Unmet ones may still come true while the screen changes;
+/// so may text the sources could not confirm (it can reach the accessibility tree a moment later).
+fn settled_on(expect: &Expect, outcome: &ExpectOutcome) -> bool {
+    match outcome {
+        ExpectOutcome::Verified => true,
+        ExpectOutcome::NotMet { .. } => false,
+        ExpectOutcome::Unknown { .. } => expect.kind != ExpectKind::Text,
+    }
+}
+
 /// Checks an expectation against an observation.
 fn check_expect(expect: &Expect, obs: &Observation) -> ExpectOutcome {
     let want = &expect.value;
@@ -999,7 +1010,7 @@ fn check_expect(expect: &Expect, obs: &Observation) -> ExpectOutcome {
                 };
             }
             match obs.focused() {
-                Some(f) if contains_normalized(&f.label, want) || normalize(f.role.as_str()) == normalize(want) => {
+                Some(f) if contains_phrase(&f.label, want) || normalize(f.role.as_str()) == normalize(want) => {
                     ExpectOutcome::Verified
                 }
                 Some(f) => ExpectOutcome::NotMet {
@@ -1011,12 +1022,12 @@ fn check_expect(expect: &Expect, obs: &Observation) -> ExpectOutcome {
             }
         }
         ExpectKind::App => match &obs.app {
-            Some(app) if contains_normalized(app, want) => ExpectOutcome::Verified,
+            Some(app) if contains_phrase(app, want) => ExpectOutcome::Verified,
             Some(app) => ExpectOutcome::NotMet { observed: format!("the frontmost app is {}", quote_clipped(app, 40)) },
             None => ExpectOutcome::Unknown { why: "the frontmost app cannot be read".into() },
         },
         ExpectKind::Window => match &obs.window {
-            Some(title) if contains_normalized(title, want) => ExpectOutcome::Verified,
+            Some(title) if contains_phrase(title, want) => ExpectOutcome::Verified,
             Some(title) => {
                 ExpectOutcome::NotMet { observed: format!("the window title is {}", quote_clipped(title, 60)) }
             }
@@ -1025,8 +1036,10 @@ fn check_expect(expect: &Expect, obs: &Observation) -> ExpectOutcome {
         ExpectKind::Text => {
             let squashed = squash_spaces(want);
             let seen = obs.elements.iter().any(|e| {
-                e.visible_texts().any(|t| contains_normalized(t, want) || squash_spaces(t).contains(&squashed))
-            }) || obs.window.as_deref().is_some_and(|w| contains_normalized(w, want));
+                e.visible_texts().any(|t| {
+                    contains_phrase(t, want) || (has_unspaced_script(want) && squash_spaces(t).contains(&squashed))
+                })
+            }) || obs.window.as_deref().is_some_and(|w| contains_phrase(w, want));
             if seen {
                 ExpectOutcome::Verified
             } else if obs.ocr != OcrHealth::Ok && obs.ax == AxHealth::Unavailable {

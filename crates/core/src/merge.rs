@@ -91,16 +91,15 @@ pub fn merge(ax: &AxSnapshot, ocr: &[OcrLine], geo: Geometry) -> Merged {
         });
     }
 
-    // A static text child that only repeats its control's label adds nothing.
+    // A static text child that only repeats its parent's name (a button's label, a web label's inner
+    // text, a heading's text run) adds nothing.
     let redundant: Vec<bool> = elements
         .iter()
         .map(|e| {
             e.role == Role::Text
                 && e.detail.parent.is_some_and(|p| {
                     let parent = &elements[p];
-                    parent.is_interactive()
-                        && normalize(&parent.label) == normalize(&e.label)
-                        && parent.bounds.overlap_of_smaller(&e.bounds) > 0.8
+                    normalize(&parent.label) == normalize(&e.label) && parent.bounds.overlap_of_smaller(&e.bounds) > 0.8
                 })
         })
         .collect();
@@ -172,6 +171,8 @@ pub fn merge(ax: &AxSnapshot, ocr: &[OcrLine], geo: Geometry) -> Merged {
         });
     }
 
+    label_unlabelled_inputs(&mut elements, &redundant);
+
     // Drop redundant children, re-pointing parent links, then order and append OCR-only text.
     let mut remap: Vec<Option<usize>> = vec![None; elements.len()];
     let mut kept: Vec<Element> = Vec::with_capacity(elements.len() + extra.len());
@@ -186,6 +187,48 @@ pub fn merge(ax: &AxSnapshot, ocr: &[OcrLine], geo: Geometry) -> Merged {
     }
     kept.extend(extra);
     order(kept)
+}
+
+/// Gives an unnamed text input the caption a person would read as its label: the nearest static text
+/// just left of it on the same row, else just above it. Toolkits often leave the label-for relation out
+/// (GTK forms built without mnemonics), and "entry \"\"" tells a model nothing.
+fn label_unlabelled_inputs(elements: &mut [Element], redundant: &[bool]) {
+    const MAX_LEFT_GAP: i64 = 220;
+    const MAX_ABOVE_GAP: i64 = 40;
+    let captions: Vec<(usize, Rect, String)> = elements
+        .iter()
+        .enumerate()
+        .filter(|(i, e)| !redundant[*i] && e.role == Role::Text && !e.label.trim().is_empty())
+        .filter(|(_, e)| e.label.chars().count() <= 60)
+        .map(|(i, e)| (i, e.bounds, e.label.trim().trim_end_matches(':').trim().to_string()))
+        .collect();
+    for e in elements.iter_mut() {
+        if !e.role.is_text_input() || !e.label.trim().is_empty() {
+            continue;
+        }
+        let b = e.bounds;
+        let mid = i64::from(b.center().y);
+        let left = captions
+            .iter()
+            .filter(|(_, c, _)| {
+                let c_mid = i64::from(c.center().y);
+                let gap = i64::from(b.x) - c.right();
+                (c_mid - mid).abs() <= i64::from(b.height.max(c.height)) / 2 && (0..=MAX_LEFT_GAP).contains(&gap)
+            })
+            .min_by_key(|(i, c, _)| (i64::from(b.x) - c.right(), *i));
+        let above = || {
+            captions
+                .iter()
+                .filter(|(_, c, _)| {
+                    let gap = i64::from(b.y) - c.bottom();
+                    (0..=MAX_ABOVE_GAP).contains(&gap) && c.x < b.x + b.width as i32 && c.right() > i64::from(b.x)
+                })
+                .min_by_key(|(i, c, _)| (i64::from(b.y) - c.bottom(), *i))
+        };
+        if let Some((_, _, caption)) = left.or_else(above) {
+            e.label = caption.clone();
+        }
+    }
 }
 
 fn ancestors(ax: &AxSnapshot, index: usize) -> impl Iterator<Item = usize> + '_ {
@@ -302,6 +345,36 @@ mod tests {
         assert_eq!(m.elements.len(), 1);
         assert_eq!(m.elements[0].bounds, Rect::new(100, 100, 200, 20));
         assert_eq!(m.focus, Some(0));
+    }
+
+    #[test]
+    fn unnamed_inputs_take_the_caption_beside_or_above_them() {
+        let ax = AxSnapshot {
+            health: AxHealth::Ok,
+            nodes: vec![
+                node(Role::Text, "Name", Rect::new(50, 100, 80, 30), None),
+                node(Role::Entry, "", Rect::new(140, 98, 300, 34), None),
+                node(Role::Text, "Password:", Rect::new(50, 150, 80, 30), None),
+                node(Role::PasswordEntry, "", Rect::new(140, 148, 300, 34), None),
+                node(Role::Text, "Search", Rect::new(500, 60, 80, 20), None),
+                node(Role::Entry, "", Rect::new(500, 90, 200, 30), None),
+                node(Role::Entry, "", Rect::new(900, 600, 200, 30), None),
+                node(Role::Entry, "Named", Rect::new(140, 300, 200, 30), None),
+            ],
+        };
+        let m = merge(&ax, &[], GEO);
+        let inputs: Vec<(Role, &str)> =
+            m.elements.iter().filter(|e| e.role.is_text_input()).map(|e| (e.role, e.label.as_str())).collect();
+        assert_eq!(
+            inputs,
+            vec![
+                (Role::Entry, "Search"),
+                (Role::Entry, "Name"),
+                (Role::PasswordEntry, "Password"),
+                (Role::Entry, "Named"),
+                (Role::Entry, ""),
+            ]
+        );
     }
 
     #[test]

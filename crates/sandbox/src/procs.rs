@@ -17,17 +17,24 @@ pub const MARKER_VAR: &str = "HANDRAIL_SANDBOX";
 /// away, a D-Bus name appearing). Short, and always under a deadline.
 pub(crate) const POLL: Duration = Duration::from_millis(5);
 
-/// PIDs of live (non-zombie) processes whose environment contains `HANDRAIL_SANDBOX=<id>`.
+/// PIDs of live (non-zombie) processes whose environment contains `HANDRAIL_SANDBOX=<id>`, or whose
+/// command line names a path inside the sandbox's private root. The second catches programs that
+/// overwrite their environment block with their own data (Chromium's browser process reuses that
+/// memory for its rewritten command line) but were started with a profile or file inside the sandbox.
 ///
 /// Processes of other users whose environment cannot be read are skipped; so is the calling process.
 pub fn marked_processes(id: &str) -> Vec<u32> {
     let needle = format!("{MARKER_VAR}={id}");
+    let root_name = format!("handrail-sandbox-{id}/");
     let me = std::process::id();
     let Ok(dir) = fs::read_dir("/proc") else { return Vec::new() };
     let mut out = Vec::new();
     for entry in dir.flatten() {
         let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
-        if pid != me && has_marker(pid, needle.as_bytes()) && is_alive(pid) {
+        if pid != me
+            && (has_marker(pid, needle.as_bytes()) || cmdline_mentions(pid, root_name.as_bytes()))
+            && is_alive(pid)
+        {
             out.push(pid);
         }
     }
@@ -39,6 +46,14 @@ pub fn marked_processes(id: &str) -> Vec<u32> {
 pub(crate) fn has_marker(pid: u32, needle: &[u8]) -> bool {
     match fs::read(format!("/proc/{pid}/environ")) {
         Ok(env) => env.split(|b| *b == 0).any(|entry| entry == needle),
+        Err(_) => false,
+    }
+}
+
+/// Whether /proc/<pid>/cmdline contains `needle` anywhere.
+fn cmdline_mentions(pid: u32, needle: &[u8]) -> bool {
+    match fs::read(format!("/proc/{pid}/cmdline")) {
+        Ok(cmdline) => cmdline.windows(needle.len()).any(|w| w == needle),
         Err(_) => false,
     }
 }

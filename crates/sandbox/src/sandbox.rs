@@ -993,10 +993,8 @@ impl Sandbox {
                 report.removed_stale_x_files = x11::remove_stale(n, xvfb_pid);
             }
         }
-        match fs::remove_dir_all(&self.root) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => problems.push(format!("removing {}: {e}", self.root.display())),
+        if let Err(e) = remove_root(&self.root) {
+            problems.push(format!("removing {}: {e}", self.root.display()));
         }
         // Only now disarm the reaper: had we died during teardown, it would have finished the job.
         if let Some(mut r) = self.reaper.take() {
@@ -1025,6 +1023,20 @@ impl Drop for Sandbox {
     fn drop(&mut self) {
         if let Err(e) = self.teardown() {
             warn!("sandbox teardown on drop: {e}");
+        }
+    }
+}
+
+/// Removes the private root. A process that was just killed may still be flushing a file into it (a
+/// browser profile), which makes one pass fail with "directory not empty": retry briefly.
+fn remove_root(root: &Path) -> std::io::Result<()> {
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        match fs::remove_dir_all(root) {
+            Ok(()) => return Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) if Instant::now() >= deadline => return Err(e),
+            Err(_) => std::thread::sleep(POLL),
         }
     }
 }

@@ -1,0 +1,22 @@
+//! Errors of the D-Bus client and the walk. None of them reach the engine: a snapshot that cannot be
+//! taken is `AxHealth::Unavailable` or `Partial`.
+
+use std::time::Duration;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AtspiError {
+    #[error("unsupported or malformed D-Bus address {0:?}")]
+    Address(String),
+    #[error("D-Bus I/O: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("D-Bus authentication failed: {0}")]
+    Auth(String),
+    #[error("D-Bus protocol error: {0}")]
+    Protocol(String),
+    #[error("no answer to {what} within {after:?}")]
+    Timeout { what: &'static str, after: Duration },
+    #[error("{name}: {message}")]
+    Remote { name: String, message: String },
+    #[error("the D-Bus connection is closed")]
+    Closed,
+}

@@ -1,0 +1,28 @@
+//! handrail's accessibility source for Linux desktops: AT-SPI over D-Bus.
+//!
+//! [`AtspiSource`] implements [`handrail_platform::Accessibility`]. It speaks D-Bus itself (a small,
+//! dependency-free client in `dbus`) because the walk needs exactly two things an async stack would
+//! otherwise provide: many calls in flight at once (D-Bus pipelines on one socket) and hard deadlines.
+//!
+//! - **Walk** (`walk`): registry → applications → windows → nodes, pipelined per application and
+//!   parallel across applications; hidden (`!SHOWING || !VISIBLE`) and off-screen subtrees are pruned;
+//!   bounded by a node cap, a per-application liveness timeout and a whole-walk deadline. An application
+//!   that stops answering makes the snapshot `Partial`, never a hang.
+//! - **Cache** (`cache`): events (state, children, property, bounds, text, window, focus) mark the
+//!   objects they come from; unchanged windows are reused after a two-call check (still shown, same
+//!   extents; a moved window's nodes are shifted).
+//! - **Secrets**: password fields (`password text`) never have their text or value read, and signal
+//!   payloads are never decoded.
+//! - Coordinates are screen pixels (`Component.GetExtents` with the screen coordinate type).
+
+mod cache;
+mod dbus;
+mod error;
+mod roles;
+mod source;
+mod walk;
+
+pub use error::AtspiError;
+pub use roles::is_secret_role;
+pub use source::{a11y_bus_address, AtspiSource};
+pub use walk::WalkStats;

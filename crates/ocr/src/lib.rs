@@ -1,0 +1,862 @@
+//! In-process Tesseract OCR for handrail: the text of a screenshot as labels (English and Thai by
+//! default), re-reading only what changed since the previous call.
+//!
+//! [`TesseractOcr`] implements [`handrail_platform::Ocr`]. It loads `libtesseract` at run time (see
+//! `ffi.rs` for why not at build time), so a machine without Tesseract or without a language's
+//! `.traineddata` still builds and runs: [`Ocr::available`] is false and
+//! [`TesseractOcr::unavailable_reason`] says what to install; the engine reports `ocr=unavailable`.
+//!
+//! # Pipeline of one [`Ocr::recognize`] call
+//! 1. The frame (BGRX) is validated and the area read (the whole frame, or the region plus a margin) is
+//!    converted to 8-bit luminance: Tesseract thresholds one channel anyway, and one byte a pixel is
+//!    cheaper to copy and upscale (3 ms against 23 ms for `upscale_bgrx` + `to_rgb`) and to read
+//!    (Tesseract itself is ~15% faster on it than on RGB or BGRX, same recall).
+//! 2. Skip regions ([`TesseractOcr::set_skip_regions`]) are painted flat.
+//! 3. Incremental: the image is hashed in 16x16 tiles and compared with the previous call on the same
+//!    frame geometry. Nothing changed → the previous lines, without running Tesseract (under 1 ms). Some
+//!    tiles changed → only padded rectangles around them are read (`changes.rs`) and previous lines
+//!    elsewhere are kept. More than half changed → a full pass.
+//! 4. A full pass is cut into horizontal bands, one per engine ([`TesseractConfig::parallelism`]), at
+//!    the emptiest row near each even split; a word belongs to the band holding its centre.
+//! 5. Each piece is normalised (`grey.rs`: flat backgrounds → white, ink of either polarity → dark, long
+//!    lines and bars erased — Tesseract's global threshold otherwise lands between two background greys
+//!    and its layout analysis drops text enclosed by frames), upscaled 2x when [`Upscale`] says so, and
+//!    read with the first language; spans it reads badly are read again in the other languages
+//!    ([`TesseractConfig::split_languages`]). Bounds are mapped back to frame pixels.
+//! 6. Words are filtered (confidence, shape), grouped into labels (close words on one row; a wide gap
+//!    splits "File   Edit   View") and Thai glyph tokens are joined without spaces (`layout.rs`).
+//!
+//! # Threads
+//! A Tesseract API object must not be used by two threads at once. Each [`TesseractOcr`] owns a small
+//! pool of engine sets (one per parallel band, created on first use and kept); a band takes a set out of
+//! the pool for its duration, so no engine is ever shared. Calls on one instance are serialised (the
+//! incremental memory is sequential by nature). `OMP_THREAD_LIMIT=1` must be in effect (see
+//! [`ensure_thread_limit_or_reexec`]).
+
+mod changes;
+mod engine;
+mod ffi;
+mod grey;
+mod layout;
+mod tessdata;
+mod threads;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use handrail_platform::{Frame, Ocr, OcrLine, PlatformError, Rect};
+
+pub use engine::PageSegMode;
+pub use tessdata::SEARCH_DIRS as TESSDATA_SEARCH_DIRS;
+pub use threads::{ensure_thread_limit_or_reexec, thread_limit_in_effect, ThreadLimit, THREAD_LIMIT_VAR};
+
+use changes::TileGrid;
+use engine::{Engine, Word};
+use grey::GreyImage;
+use layout::LayoutParams;
+
+/// Why OCR failed or is unavailable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OcrError {
+    /// `libtesseract` could not be loaded.
+    #[error("{0}")]
+    LibraryMissing(String),
+    /// A language's `.traineddata` is not installed.
+    #[error("{0}")]
+    LanguageMissing(String),
+    /// The configuration is unusable (bad language name, path with NUL…).
+    #[error("{0}")]
+    Config(String),
+    /// Tesseract refused to start with the configured languages and data.
+    #[error("{0}")]
+    Init(String),
+    /// The frame is malformed.
+    #[error("{0}")]
+    Invalid(String),
+    /// Recognition hit [`TesseractConfig::deadline`].
+    #[error("{0}")]
+    Timeout(String),
+    /// Anything else.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<OcrError> for PlatformError {
+    fn from(e: OcrError) -> Self {
+        match e {
+            OcrError::LibraryMissing(m) | OcrError::LanguageMissing(m) | OcrError::Config(m) | OcrError::Init(m) => {
+                PlatformError::Unavailable(format!("OCR ({m})"))
+            }
+            OcrError::Invalid(m) => PlatformError::Invalid(m),
+            OcrError::Timeout(m) => PlatformError::Timeout(format!("OCR: {m}")),
+            OcrError::Failed(m) => PlatformError::Failed(m),
+        }
+    }
+}
+
+/// When to read an image at twice its size.
+///
+/// Measured on a 1280x800 GTK screen (13 px UI font, eng, one engine): 1x finds 20 of 23 known labels in
+/// ~230 ms, 2x all 23 in ~400 ms — at 1x Tesseract loses short labels ("OK", "application.ui") and
+/// merges words ("itis").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Upscale {
+    /// Always read at 1x (fastest; misses small UI labels).
+    Never,
+    /// Always read at 2x.
+    Always,
+    /// 2x, unless the previous call found the text large (median label height of at least
+    /// [`LARGE_TEXT`] frame pixels — a HiDPI screen captured at full size), then 1x.
+    Auto,
+}
+
+/// Median label height (frame pixels) from which [`Upscale::Auto`] reads at 1x: text this tall is read as
+/// well at 1x as 13 px UI text at 2x (which is 18–28 px tall after upscaling).
+pub const LARGE_TEXT: u32 = 18;
+
+/// Settings of a [`TesseractOcr`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct TesseractConfig {
+    /// Tesseract language list, `+`-separated (`"eng+tha"`). Each needs `<lang>.traineddata`.
+    pub languages: String,
+    /// The tessdata directory; `None` tries `TESSDATA_PREFIX`, then [`TESSDATA_SEARCH_DIRS`].
+    pub datapath: Option<PathBuf>,
+    /// The library to load; `None` tries `libtesseract.so.5`, `.so.4`, `.so` on the loader's path. The
+    /// first instance in a process decides (one Tesseract per process).
+    pub library: Option<PathBuf>,
+    pub page_seg_mode: PageSegMode,
+    pub upscale: Upscale,
+    /// Words below this confidence (0–100) are dropped unless they look like real words.
+    pub min_confidence: f32,
+    /// Bound for one Tesseract pass; Tesseract stops and the call fails with [`OcrError::Timeout`].
+    pub deadline: Duration,
+    /// Engines reading in parallel (each holds its own models: ~40 MB for eng+tha).
+    pub parallelism: usize,
+    /// Re-read only what changed since the previous call (see the crate docs).
+    pub incremental: bool,
+    /// With several languages, read with the first alone and re-read in the others only the spans it
+    /// read badly (a line of Thai comes back from eng as Latin soup at confidence ~0); `false` hands
+    /// Tesseract the whole list instead, which retries every word its first language is unsure of — file
+    /// names and identifiers included — in every other language: ~15% slower on a UI screen, same recall.
+    pub split_languages: bool,
+    /// Before reading: flatten backgrounds to white, turn ink of either polarity dark, and erase long
+    /// lines and bars (see `grey.rs`). Makes every crop read like the whole screen and stops dialog
+    /// frames and title bars from hiding the text they enclose.
+    pub normalize_background: bool,
+    /// Extra Tesseract parameters set on every engine (name, value).
+    pub variables: Vec<(String, String)>,
+}
+
+impl Default for TesseractConfig {
+    fn default() -> Self {
+        Self {
+            languages: "eng+tha".to_owned(),
+            datapath: None,
+            library: None,
+            page_seg_mode: PageSegMode::SparseText,
+            upscale: Upscale::Auto,
+            min_confidence: 60.0,
+            deadline: Duration::from_secs(10),
+            parallelism: std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 2),
+            incremental: true,
+            split_languages: true,
+            normalize_background: true,
+            variables: Vec::new(),
+        }
+    }
+}
+
+/// Work counters (for tests and benchmarks).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OcrStats {
+    /// `recognize` calls that ran or reused anything.
+    pub calls: u64,
+    /// Calls that read the whole area.
+    pub full_passes: u64,
+    /// Calls that read only changed regions.
+    pub incremental_passes: u64,
+    /// Calls answered from memory (nothing changed).
+    pub reused: u64,
+    /// Tesseract runs (one per band or region).
+    pub tesseract_runs: u64,
+    /// Frame pixels handed to Tesseract (before upscaling).
+    pub pixels_read: u64,
+    /// Rectangles (frame coordinates) read by the most recent call.
+    pub last_regions: Vec<Rect>,
+    /// Upscale factor of the most recent call that ran Tesseract (1 or 2).
+    pub last_factor: u32,
+}
+
+/// What the previous call on one frame geometry saw.
+struct Memory {
+    key: (handrail_platform::Size, Rect, Rect),
+    tiles: TileGrid,
+    /// In frame coordinates.
+    lines: Vec<OcrLine>,
+    /// Upscale factor the lines were read at.
+    factor: u32,
+}
+
+impl Memory {
+    /// Median height of the lines (what [`Upscale::Auto`] goes by).
+    fn median_height(&self) -> Option<u32> {
+        let mut h: Vec<u32> = self.lines.iter().map(|l| l.bounds.height).collect();
+        h.sort_unstable();
+        h.get(h.len() / 2).copied()
+    }
+}
+
+/// How many frame geometries are remembered (the full screen plus one inspected region, typically).
+const MEMORIES: usize = 2;
+
+/// Bands of a full pass overlap by this much (frame pixels), so Tesseract sees every owned word with
+/// context, even one crossing a cut that found no empty row.
+const BAND_OVERLAP: u32 = 48;
+/// Below this height a full pass is not split.
+const MIN_BAND_SPLIT: u32 = 256;
+/// Padding around an explicitly requested region (frame pixels), so text its edge cuts is read whole.
+const REGION_MARGIN: u32 = 16;
+/// Padding around changed tiles (frame pixels; horizontal, vertical): horizontally at least the widest
+/// word gap that still joins a label, vertically just some background around the changed glyphs.
+const CHANGE_MARGIN: (u32, u32) = (16, 6);
+/// Context around a piece being read that background normalisation looks at (frame pixels): the
+/// normaliser's 3x3 cells of 16 px and the erased runs of up to [`grey::LONG_RUN`] px.
+const NORMALIZE_CONTEXT: u32 = 64;
+/// Lines less tall than this (frame pixels) are not re-read in the other languages (see
+/// `layout::retry_spans`).
+const MIN_RETRY_HEIGHT: u32 = 10;
+/// A span re-read in the other languages replaces the primary's reading only at this mean confidence
+/// (real Thai text reads at 90+; an icon read as Thai glyphs at 30–65).
+const RETRY_ACCEPT: f32 = 70.0;
+/// Above this changed fraction of the area, one full pass is cheaper than many regions.
+const FULL_PASS_FRACTION: f64 = 0.5;
+
+/// One piece of an image to read, in coordinates of the area's grey image. Words touching an edge of
+/// `read` that is not an edge of the frame are dropped: they are fragments of text the cut went through.
+#[derive(Debug, Clone, Copy)]
+struct Job {
+    read: Rect,
+    /// Words whose centre lies outside are someone else's.
+    own: Rect,
+}
+
+/// The words one job read.
+type JobResult = Result<Vec<Word>, OcrError>;
+
+/// What an incremental call reads.
+enum Plan {
+    /// Nothing changed.
+    Reuse,
+    /// Everything.
+    Full,
+    /// These rectangles; the lines are the previous ones outside them.
+    Regions(Vec<Rect>, Vec<OcrLine>),
+}
+
+/// The lines whose centre lies in `region` (all of them when `None`).
+fn within(lines: Vec<OcrLine>, region: Option<Rect>) -> Vec<OcrLine> {
+    match region {
+        None => lines,
+        Some(r) => lines.into_iter().filter(|l| r.contains(l.bounds.center())).collect(),
+    }
+}
+
+/// Tesseract in-process, implementing [`Ocr`]. See the crate docs.
+pub struct TesseractOcr {
+    config: TesseractConfig,
+    /// Ready to create engines, or why not.
+    ready: Result<Ready, OcrError>,
+    /// Set when creating the first engine failed (e.g. a corrupt traineddata).
+    broken: Mutex<Option<OcrError>>,
+    engines: Mutex<Vec<Engines>>,
+    memory: Mutex<Vec<Memory>>,
+    skip: Mutex<Vec<Rect>>,
+    stats: Mutex<OcrStats>,
+}
+
+#[derive(Clone)]
+struct Ready {
+    api: &'static ffi::Api,
+    datapath: PathBuf,
+    /// Tesseract language list of the primary engine (the first language when split).
+    primary: String,
+    /// The other languages, for re-reading spans the primary read badly (when split). A span is only
+    /// replaced when read with more confidence, so Latin the primary merely struggled with stays.
+    secondary: Option<String>,
+}
+
+/// One worker's engines.
+struct Engines {
+    primary: Engine,
+    /// Created when first needed.
+    secondary: Option<Engine>,
+}
+
+impl std::fmt::Debug for TesseractOcr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TesseractOcr")
+            .field("languages", &self.config.languages)
+            .field("available", &self.available())
+            .finish_non_exhaustive()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while holding one of these leaves plain data behind; carry on with it.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Default for TesseractOcr {
+    fn default() -> Self {
+        Self::new(TesseractConfig::default())
+    }
+}
+
+impl TesseractOcr {
+    /// Checks that the library loads and every language's data exists (cheap: no model is loaded yet;
+    /// see [`TesseractOcr::warm_up`]). Never fails: an unusable setup is reported by
+    /// [`Ocr::available`] and [`TesseractOcr::unavailable_reason`].
+    pub fn new(config: TesseractConfig) -> TesseractOcr {
+        let ready = Self::prepare(&config);
+        if let Err(e) = &ready {
+            log::info!("ocr: unavailable: {e}");
+        }
+        TesseractOcr {
+            config,
+            ready,
+            broken: Mutex::new(None),
+            engines: Mutex::new(Vec::new()),
+            memory: Mutex::new(Vec::new()),
+            skip: Mutex::new(Vec::new()),
+            stats: Mutex::new(OcrStats::default()),
+        }
+    }
+
+    fn prepare(config: &TesseractConfig) -> Result<Ready, OcrError> {
+        let langs = tessdata::parse_languages(&config.languages)?;
+        let names: Vec<String> = match &config.library {
+            Some(p) => vec![p.display().to_string()],
+            None => ffi::LIBRARY_NAMES.iter().map(|s| (*s).to_owned()).collect(),
+        };
+        let api = ffi::api(&names).map_err(OcrError::LibraryMissing)?;
+        let datapath = tessdata::locate(config.datapath.as_deref(), &langs)?;
+        let (primary, secondary) = if config.split_languages && langs.len() > 1 {
+            (langs[0].clone(), Some(langs[1..].join("+")))
+        } else {
+            (langs.join("+"), None)
+        };
+        Ok(Ready { api, datapath, primary, secondary })
+    }
+
+    /// Why OCR is unavailable (what is missing and how to install it); `None` when it is available.
+    pub fn unavailable_reason(&self) -> Option<String> {
+        match &self.ready {
+            Err(e) => Some(e.to_string()),
+            Ok(_) => lock(&self.broken).as_ref().map(ToString::to_string),
+        }
+    }
+
+    /// The configuration in use.
+    pub fn config(&self) -> &TesseractConfig {
+        &self.config
+    }
+
+    /// The tessdata directory in use (when available).
+    pub fn datapath(&self) -> Option<&Path> {
+        self.ready.as_ref().ok().map(|r| r.datapath.as_path())
+    }
+
+    /// Tesseract's version ("5.3.0") when the library is loaded.
+    pub fn version(&self) -> Option<String> {
+        self.ready.as_ref().ok().map(|r| ffi::version_of(r.api))
+    }
+
+    /// Loads the models of every engine a full pass will use now (80–120 ms each for eng+tha), so the first
+    /// observation does not pay for it. Safe to call from a background thread.
+    pub fn warm_up(&self) -> Result<(), OcrError> {
+        let want = self.config.parallelism.max(1);
+        let mut fresh = Vec::new();
+        while lock(&self.engines).len() + fresh.len() < want {
+            let mut set = self.new_engines()?;
+            if let Some(spec) = self.ready()?.secondary.clone() {
+                set.secondary = Some(self.new_engine(&spec)?);
+            }
+            fresh.push(set);
+        }
+        lock(&self.engines).extend(fresh);
+        Ok(())
+    }
+
+    /// Regions (frame coordinates) whose text is known already — typically the bounds of accessibility
+    /// elements with a name, so OCR does not read text twice. They are painted flat before reading and
+    /// words centred in them are dropped; a change of the list re-reads the affected areas. Keep out
+    /// controls whose label the accessibility tree lacks (OCR labels them) and secure fields do not need
+    /// listing (the engine drops OCR over them anyway). The list applies to every later call until replaced;
+    /// an empty list reads everything.
+    pub fn set_skip_regions(&self, regions: Vec<Rect>) {
+        *lock(&self.skip) = regions.into_iter().filter(|r| !r.is_empty()).collect();
+    }
+
+    /// Work counters so far.
+    pub fn stats(&self) -> OcrStats {
+        lock(&self.stats).clone()
+    }
+
+    /// Forgets the previous calls: the next one is a full pass.
+    pub fn forget(&self) {
+        lock(&self.memory).clear();
+    }
+
+    /// Like [`Ocr::recognize`], but always a full pass (the result still becomes the memory for the next
+    /// incremental call).
+    pub fn recognize_full(&self, frame: &Frame, region: Option<Rect>) -> Result<Vec<OcrLine>, OcrError> {
+        self.run(frame, region, false)
+    }
+
+    fn ready(&self) -> Result<&Ready, OcrError> {
+        let ready = self.ready.as_ref().map_err(Clone::clone)?;
+        if let Some(e) = lock(&self.broken).as_ref() {
+            return Err(e.clone());
+        }
+        Ok(ready)
+    }
+
+    fn new_engine(&self, languages: &str) -> Result<Engine, OcrError> {
+        let ready = self.ready()?;
+        let t = Instant::now();
+        let result = Engine::new(ready.api, &ready.datapath, languages);
+        match result {
+            Ok(mut engine) => {
+                for (name, value) in &self.config.variables {
+                    engine.set_variable(name, value);
+                }
+                log::debug!("ocr: engine for {languages} ready in {:?}", t.elapsed());
+                Ok(engine)
+            }
+            Err(e) => {
+                // With the files present, a refusal means broken data: the same will happen every time.
+                log::warn!("ocr: {e}");
+                *lock(&self.broken) = Some(e.clone());
+                Err(e)
+            }
+        }
+    }
+
+    fn new_engines(&self) -> Result<Engines, OcrError> {
+        let primary = self.ready()?.primary.clone();
+        Ok(Engines { primary: self.new_engine(&primary)?, secondary: None })
+    }
+
+    fn run(&self, frame: &Frame, region: Option<Rect>, incremental: bool) -> Result<Vec<OcrLine>, OcrError> {
+        self.ready()?;
+        handrail_imaging::validate(frame).map_err(|e| OcrError::Invalid(e.to_string()))?;
+        let whole = Rect::from_size(frame.size);
+        let wanted = match region {
+            None => whole,
+            Some(r) => match r.intersection(&whole) {
+                Some(r) => r,
+                None => return Ok(Vec::new()),
+            },
+        };
+        // A region is read with a margin: text its edge cuts is then read whole (and left out when its
+        // centre lies outside) instead of coming back as fragments, and a region drawn tightly around a
+        // label still gives that label.
+        let area = if region.is_some() { changes::pad(&wanted, REGION_MARGIN, REGION_MARGIN, &whole) } else { whole };
+        threads::warn_if_unlimited();
+        let t0 = Instant::now();
+
+        let Some(cut) = handrail_imaging::crop(frame, area) else {
+            return Ok(Vec::new());
+        };
+        let mut grey = GreyImage::from_frame(&cut);
+        let to_local = |r: &Rect| Rect::new(r.x - area.x, r.y - area.y, r.width, r.height);
+        let skip: Vec<Rect> =
+            lock(&self.skip).iter().filter_map(|r| r.intersection(&area)).map(|r| to_local(&r)).collect();
+        for r in &skip {
+            let v = grey.outline_mean(*r);
+            grey.fill(*r, v);
+        }
+        let tiles = TileGrid::of(&grey);
+        let key = (frame.size, frame.origin, area);
+        let bounds = grey.bounds();
+
+        // Held for the whole call: calls on one instance are sequential (engines are not held here).
+        let mut memory = lock(&self.memory);
+        let previous = memory.iter().position(|m| m.key == key).map(|i| memory.remove(i));
+        // Text size is a property of the screen, so any remembered geometry tells (this one first).
+        let factor = match self.config.upscale {
+            Upscale::Never => 1,
+            Upscale::Always => 2,
+            Upscale::Auto => match previous.as_ref().or(memory.last()).and_then(Memory::median_height) {
+                Some(h) if h >= LARGE_TEXT => 1,
+                _ => 2,
+            },
+        };
+        let previous = previous.filter(|_| incremental && self.config.incremental);
+        let plan = match &previous {
+            // Lines read at another scale may differ slightly; do not mix them.
+            Some(prev) if prev.factor == factor => self.plan_incremental(prev, &tiles, area, &bounds),
+            _ => Plan::Full,
+        };
+        let (jobs, kept) = match plan {
+            Plan::Reuse => {
+                let lines = previous.as_ref().map(|p| p.lines.clone()).unwrap_or_default();
+                if let Some(prev) = previous {
+                    memory.push(prev);
+                }
+                drop(memory);
+                let mut stats = lock(&self.stats);
+                stats.calls += 1;
+                stats.reused += 1;
+                stats.last_regions.clear();
+                return Ok(within(lines, region.map(|_| wanted)));
+            }
+            Plan::Full => (self.bands(&grey), Vec::new()),
+            Plan::Regions(regions, kept) => (regions.into_iter().map(|r| Job { read: r, own: r }).collect(), kept),
+        };
+        let full = kept.is_empty() && jobs.iter().map(|j| j.own.area()).sum::<u64>() >= bounds.area();
+
+        let frame_local = to_local(&whole);
+        let mut words = self.read_jobs(&grey, &jobs, &skip, &frame_local, factor)?;
+        for w in &mut words {
+            w.bounds.x += area.x;
+            w.bounds.y += area.y;
+        }
+        let params = LayoutParams { min_confidence: self.config.min_confidence, ..LayoutParams::default() };
+        let mut lines = kept;
+        lines.extend(layout::group(&words, params));
+        lines.sort_by_key(|l| (l.bounds.y, l.bounds.x));
+
+        memory.push(Memory { key, tiles, lines: lines.clone(), factor });
+        if memory.len() > MEMORIES {
+            memory.remove(0);
+        }
+        drop(memory);
+
+        let mut stats = lock(&self.stats);
+        stats.calls += 1;
+        if full {
+            stats.full_passes += 1;
+        } else {
+            stats.incremental_passes += 1;
+        }
+        stats.tesseract_runs += jobs.len() as u64;
+        stats.last_factor = factor;
+        stats.pixels_read += jobs.iter().map(|j| j.read.area()).sum::<u64>();
+        stats.last_regions =
+            jobs.iter().map(|j| Rect::new(j.read.x + area.x, j.read.y + area.y, j.read.width, j.read.height)).collect();
+        drop(stats);
+        log::debug!(
+            "ocr: {} lines from {} job(s) ({}) in {:?}",
+            lines.len(),
+            jobs.len(),
+            if full { "full" } else { "incremental" },
+            t0.elapsed()
+        );
+        Ok(within(lines, region.map(|_| wanted)))
+    }
+
+    /// What to read given the previous call on the same geometry (all in the area's coordinates).
+    fn plan_incremental(&self, prev: &Memory, tiles: &TileGrid, area: Rect, bounds: &Rect) -> Plan {
+        let Some(clusters) = tiles.changed_since(&prev.tiles) else {
+            return Plan::Full;
+        };
+        if clusters.is_empty() {
+            return Plan::Reuse;
+        }
+        let local = |l: &OcrLine| Rect::new(l.bounds.x - area.x, l.bounds.y - area.y, l.bounds.width, l.bounds.height);
+        let prev_rects: Vec<Rect> = prev.lines.iter().map(local).collect();
+        let regions = changes::plan(&clusters, CHANGE_MARGIN, &prev_rects, bounds);
+        let changed: u64 = regions.iter().map(Rect::area).sum();
+        if changed as f64 > bounds.area() as f64 * FULL_PASS_FRACTION {
+            return Plan::Full;
+        }
+        // Regions were grown over every previous line they touch, so a line either lies wholly inside a
+        // region (and is read again) or is untouched.
+        let kept = prev.lines.iter().filter(|l| !regions.iter().any(|r| r.intersects(&local(l)))).cloned().collect();
+        Plan::Regions(regions, kept)
+    }
+
+    /// A full pass: horizontal bands with overlap, one per parallel engine. Each cut goes through the row
+    /// with the least ink near the even split, so it falls between text lines: a word then lies wholly on
+    /// one side and the band holding its centre is the only one to keep it (Thai tokens of one line, with
+    /// marks reaching above and below, would otherwise be split between two different readings).
+    fn bands(&self, grey: &GreyImage) -> Vec<Job> {
+        let bounds = grey.bounds();
+        let n = self.config.parallelism.max(1) as u32;
+        if n == 1 || bounds.height < MIN_BAND_SPLIT {
+            return vec![Job { read: bounds, own: bounds }];
+        }
+        let mut cuts = vec![0u32];
+        for i in 1..n {
+            let even = (u64::from(bounds.height) * u64::from(i) / u64::from(n)) as u32;
+            let search = BAND_OVERLAP / 2;
+            cuts.push(grey.quietest_row(even.saturating_sub(search), even + search, even));
+        }
+        cuts.push(bounds.height);
+        cuts.windows(2)
+            .filter(|c| c[1] > c[0])
+            .map(|c| {
+                let own = Rect::new(0, c[0] as i32, bounds.width, c[1] - c[0]);
+                Job { read: changes::pad(&own, 0, BAND_OVERLAP, &bounds), own }
+            })
+            .collect()
+    }
+
+    /// Runs `jobs` over `grey` (the area's image) on up to `parallelism` engine sets, each on its own
+    /// thread; words come back in the image's coordinates, in job order (so results do not depend on
+    /// which thread ran what).
+    fn read_jobs(
+        &self,
+        grey: &GreyImage,
+        jobs: &[Job],
+        skip: &[Rect],
+        frame: &Rect,
+        factor: u32,
+    ) -> Result<Vec<Word>, OcrError> {
+        let workers = self.config.parallelism.clamp(1, jobs.len().max(1));
+        let results: Mutex<Vec<Option<JobResult>>> = Mutex::new((0..jobs.len()).map(|_| None).collect());
+        let next = AtomicUsize::new(0);
+        let work = || -> Result<(), OcrError> {
+            let mut engines = self.take_engines()?;
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(job) = jobs.get(i) else { break };
+                let r = self.read_job(&mut engines, grey, job, skip, frame, factor);
+                lock(&results)[i] = Some(r);
+            }
+            self.give_back(engines);
+            Ok(())
+        };
+        if workers == 1 {
+            work()?;
+        } else {
+            let outcomes: Vec<Result<(), OcrError>> = std::thread::scope(|s| {
+                let handles: Vec<_> = (0..workers).map(|_| s.spawn(work)).collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|_| Err(OcrError::Failed("OCR worker panicked".into()))))
+                    .collect()
+            });
+            outcomes.into_iter().collect::<Result<(), OcrError>>()?;
+        }
+        let mut words = Vec::new();
+        for r in results.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            words.extend(r.unwrap_or_else(|| Err(OcrError::Failed("OCR job was not run".into())))?);
+        }
+        Ok(words)
+    }
+
+    fn take_engines(&self) -> Result<Engines, OcrError> {
+        let pooled = lock(&self.engines).pop();
+        match pooled {
+            Some(e) => Ok(e),
+            None => self.new_engines(),
+        }
+    }
+
+    fn give_back(&self, engines: Engines) {
+        let mut pool = lock(&self.engines);
+        if pool.len() < self.config.parallelism.max(1) {
+            pool.push(engines);
+        }
+    }
+
+    fn read_job(
+        &self,
+        engines: &mut Engines,
+        grey: &GreyImage,
+        job: &Job,
+        skip: &[Rect],
+        frame: &Rect,
+        factor: u32,
+    ) -> Result<Vec<Word>, OcrError> {
+        let mut img = if self.config.normalize_background {
+            // Normalised with enough context around it (aligned to the normaliser's cells) that the
+            // result equals normalising the whole image — only what is read pays for it, and a band or
+            // region comes out the same as in a full pass.
+            let context = align_out(
+                &changes::pad(&job.read, NORMALIZE_CONTEXT, NORMALIZE_CONTEXT, &grey.bounds()),
+                grey::CELL as u32,
+            )
+            .intersection(&grey.bounds())
+            .unwrap_or(job.read);
+            let t = Instant::now();
+            let mut around = grey.crop(context);
+            around.normalize_background();
+            around.erase_long_runs(grey::LONG_RUN);
+            log::trace!("ocr: normalised {context:?} in {:?}", t.elapsed());
+            around.crop(Rect::new(job.read.x - context.x, job.read.y - context.y, job.read.width, job.read.height))
+        } else {
+            grey.crop(job.read)
+        };
+        if factor == 2 {
+            img = img.upscale2();
+        }
+        // Screens are ~96 dpi; saying so (scaled with the image) keeps Tesseract's size heuristics sane.
+        let ppi = 96 * factor;
+        let mut raw = engines.primary.recognize(&img, self.config.page_seg_mode, ppi, self.config.deadline)?;
+        if let Some(spec) = &self.ready()?.secondary {
+            self.retry_in_other_languages(engines, spec, &img, factor, &mut raw)?;
+        }
+        let f = i64::from(factor);
+        let mut words = Vec::with_capacity(raw.len());
+        for mut w in raw {
+            // Back to the area's pixels: floor the near edges, ceil the far ones (exact at 1x).
+            let b = w.bounds;
+            let x0 = i64::from(job.read.x) + i64::from(b.x).div_euclid(f);
+            let y0 = i64::from(job.read.y) + i64::from(b.y).div_euclid(f);
+            let x1 = i64::from(job.read.x) + (b.right() + f - 1).div_euclid(f);
+            let y1 = i64::from(job.read.y) + (b.bottom() + f - 1).div_euclid(f);
+            let mapped = Rect::new(x0 as i32, y0 as i32, (x1 - x0).max(1) as u32, (y1 - y0).max(1) as u32);
+            let c = mapped.center();
+            if !job.own.contains(c) || skip.iter().any(|r| r.contains(c)) {
+                continue;
+            }
+            if touches_inner_edge(&mapped, &job.read, frame) {
+                continue;
+            }
+            w.bounds = mapped;
+            log::trace!("ocr: word {:?} {:?} {:.0}", w.text, w.bounds, w.confidence);
+            words.push(w);
+        }
+        Ok(words)
+    }
+
+    /// Re-reads the spans the primary language read badly (see `layout::retry_spans`) with the other
+    /// languages and keeps the new words where they are read with more confidence.
+    fn retry_in_other_languages(
+        &self,
+        engines: &mut Engines,
+        spec: &str,
+        img: &GreyImage,
+        factor: u32,
+        words: &mut Vec<Word>,
+    ) -> Result<(), OcrError> {
+        let ppi = 96 * factor;
+        let spans = layout::retry_spans(words, MIN_RETRY_HEIGHT * factor);
+        if spans.is_empty() {
+            return Ok(());
+        }
+        let secondary = match &mut engines.secondary {
+            Some(e) => e,
+            None => engines.secondary.insert(self.new_engine(spec)?),
+        };
+        let mut replaced = vec![false; words.len()];
+        let mut extra = Vec::new();
+        for (span, members) in spans {
+            // A little background around the line, as Tesseract expects.
+            let h = span.height;
+            let read = changes::pad(&span, h / 2, h / 3, &img.bounds());
+            let t = Instant::now();
+            let mut again = secondary.recognize(&img.crop(read), PageSegMode::SingleLine, ppi, self.config.deadline)?;
+            log::trace!("ocr: retried {span:?} ({} words) in {:?}", members.len(), t.elapsed());
+            let mean = |ws: &mut dyn Iterator<Item = &Word>| {
+                let (sum, n) = ws.fold((0.0f32, 0usize), |(s, n), w| {
+                    let c = w.text.chars().count();
+                    (s + w.confidence * c as f32, n + c)
+                });
+                if n == 0 {
+                    0.0
+                } else {
+                    sum / n as f32
+                }
+            };
+            // Back to the image's coordinates. Only words centred in the span count (the margin may catch
+            // the edge of a neighbouring line), and their boxes are clipped to the span: the primary's box
+            // of the whole line is tight, while Thai tokens' boxes often reach into the next line.
+            again.retain_mut(|w| {
+                w.bounds.x += read.x;
+                w.bounds.y += read.y;
+                match w.bounds.intersection(&span) {
+                    Some(clipped) if span.contains(w.bounds.center()) => {
+                        w.bounds = clipped;
+                        true
+                    }
+                    _ => false,
+                }
+            });
+            let before = mean(&mut members.iter().map(|&i| &words[i]));
+            let after = mean(&mut again.iter());
+            // Icons and title-bar fragments also read badly in every language, just differently: only a
+            // confident reading replaces the primary's.
+            if again.is_empty() || after <= before || after < RETRY_ACCEPT {
+                continue;
+            }
+            for &i in &members {
+                replaced[i] = true;
+            }
+            extra.append(&mut again);
+        }
+        let mut i = 0;
+        words.retain(|_| {
+            i += 1;
+            !replaced[i - 1]
+        });
+        words.append(&mut extra);
+        Ok(())
+    }
+}
+
+/// `r` grown outward to multiples of `step` (x and y must be non-negative, as inside an image).
+fn align_out(r: &Rect, step: u32) -> Rect {
+    let s = i64::from(step.max(1));
+    let x0 = i64::from(r.x).div_euclid(s) * s;
+    let y0 = i64::from(r.y).div_euclid(s) * s;
+    let x1 = (r.right() + s - 1).div_euclid(s) * s;
+    let y1 = (r.bottom() + s - 1).div_euclid(s) * s;
+    Rect::new(x0 as i32, y0 as i32, (x1 - x0) as u32, (y1 - y0) as u32)
+}
+
+/// True when `word` touches an edge of `read` that is not also an edge of the whole `frame`.
+fn touches_inner_edge(word: &Rect, read: &Rect, frame: &Rect) -> bool {
+    (word.x <= read.x && read.x > frame.x)
+        || (word.y <= read.y && read.y > frame.y)
+        || (word.right() >= read.right() && read.right() < frame.right())
+        || (word.bottom() >= read.bottom() && read.bottom() < frame.bottom())
+}
+
+impl Ocr for TesseractOcr {
+    fn available(&self) -> bool {
+        self.ready.is_ok() && lock(&self.broken).is_none()
+    }
+
+    fn recognize(&self, frame: &Frame, region: Option<Rect>) -> Result<Vec<OcrLine>, PlatformError> {
+        self.run(frame, region, true).map_err(PlatformError::from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn engine_type_can_be_shared_and_boxed() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<TesseractOcr>();
+        let _: Box<dyn Ocr> =
+            Box::new(TesseractOcr::new(TesseractConfig { languages: "".into(), ..Default::default() }));
+    }
+
+    #[test]
+    fn alignment_and_inner_edges() {
+        assert_eq!(align_out(&Rect::new(17, 3, 10, 30), 16), Rect::new(16, 0, 16, 48));
+        let frame = Rect::new(0, 0, 100, 100);
+        let read = Rect::new(0, 20, 100, 30);
+        // Touching the left frame edge is fine; touching the region's top edge is a cut fragment.
+        assert!(!touches_inner_edge(&Rect::new(0, 25, 10, 10), &read, &frame));
+        assert!(touches_inner_edge(&Rect::new(30, 20, 10, 10), &read, &frame));
+        assert!(touches_inner_edge(&Rect::new(30, 40, 10, 10), &read, &frame));
+    }
+
+    #[test]
+    fn unusable_configuration_reports_instead_of_failing() {
+        let ocr = TesseractOcr::new(TesseractConfig { languages: "+".into(), ..Default::default() });
+        assert!(!ocr.available());
+        assert!(ocr.unavailable_reason().is_some_and(|r| r.contains("no OCR language")));
+        let err = ocr.recognize(&Frame::solid(handrail_platform::Size::new(8, 8), [0; 4]), None);
+        assert!(matches!(err, Err(PlatformError::Unavailable(_))));
+    }
+}

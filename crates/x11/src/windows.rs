@@ -1,0 +1,850 @@
+//! Windows and applications on an X11 desktop with an EWMH window manager (openbox in the sandbox).
+//!
+//! - **Frontmost**: `_NET_ACTIVE_WINDOW` → title (`_NET_WM_NAME`, else `WM_NAME`), app name (WM_CLASS
+//!   mapped to a desktop entry's `Name`, else the class, else `/proc/PID/comm`), bounds including the
+//!   window manager's frame (`_NET_FRAME_EXTENTS`).
+//! - **Activation**: a `_NET_ACTIVE_WINDOW` client message as a pager (source indication 2) with a real
+//!   server timestamp, then a bounded wait until the window manager reports the window active. Openbox
+//!   refuses focus stealing, so every window handled here (launched apps, browser windows) is activated
+//!   explicitly.
+//! - **Launching**: an app is found by a human name among XDG desktop entries, else as an executable on
+//!   `PATH` (plain names only, no `sbin` directories, a deny list of session-ending and killing tools);
+//!   it runs with the launch environment in its own process group; handrail waits for a *new*
+//!   top-level window belonging to it (its pid or a descendant's, or the WM_CLASS its entry promises)
+//!   and activates it. A running app is launched again: single-instance apps hand over to their running
+//!   copy, whose new (or, failing that, existing) window is then used.
+//! - **Browser**: Debian's Chromium with accessibility on and a private profile. Later URLs go to the
+//!   running instance (Chromium's own single-instance handover for the same profile), each in a new
+//!   window. Launching the browser's own desktop entry ("chromium") opens this managed browser too.
+//!
+//! Waits are bounded and event driven: a second X connection (`watch.rs`) watches root property changes,
+//! with a short re-check interval for what X does not announce (a child exiting). If that connection
+//! cannot be opened, waits fall back to polling.
+
+mod browser;
+mod desktop_entries;
+mod procs;
+mod watch;
+
+use std::collections::HashMap;
+use std::fs::{self, OpenOptions};
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use handrail_platform::{Launched, PlatformError, Rect, WindowInfo, Windows};
+use log::{debug, info, warn};
+use x11rb::errors::ReplyError;
+use x11rb::protocol::xproto::{AtomEnum, ClientMessageEvent, ConnectionExt as _, EventMask, GetPropertyReply, Window};
+
+use self::desktop_entries::DesktopEntry;
+use self::watch::Watcher;
+use crate::{Conn, X11Error};
+
+/// EWMH source indication "pager": the request comes from a tool acting for the user, which window
+/// managers honour even when they refuse applications' own focus requests.
+const SOURCE_PAGER: u32 = 2;
+/// How often a wait re-checks its condition even without an X event (child exit, missed events).
+const RECHECK: Duration = Duration::from_millis(50);
+/// Polling interval when the event connection is unavailable.
+const POLL: Duration = Duration::from_millis(10);
+/// How often an activation request is repeated while the window manager has not complied (a window
+/// that was just mapped may not be managed yet).
+const ACTIVATE_RESEND: Duration = Duration::from_millis(250);
+/// After a launched process exits successfully, how long to wait for a window from the running copy it
+/// handed over to before settling for an existing window of the same app.
+const HANDOFF_GRACE: Duration = Duration::from_millis(1500);
+/// After a launched process exits successfully with no window anywhere, how long to keep waiting (a
+/// launcher script may have started the real program in the background).
+const EXITED_GRACE: Duration = Duration::from_secs(5);
+/// Longest application name looked up (edit distances over longer inputs would only cost time).
+const MAX_APP_NAME: usize = 128;
+/// Upper bounds for property reads (in 32-bit units).
+const MAX_TITLE_LEN: u32 = 1024;
+const MAX_CLIENTS: u32 = 4096;
+/// Programs never started through the `PATH` fallback: with no arguments they still end sessions,
+/// kill windows or escalate privileges. (Directories named `sbin` are skipped entirely.)
+const PATH_DENYLIST: &[&str] = &[
+    "reboot",
+    "shutdown",
+    "poweroff",
+    "halt",
+    "init",
+    "telinit",
+    "systemctl",
+    "loginctl",
+    "xkill",
+    "kill",
+    "killall",
+    "pkill",
+    "sudo",
+    "su",
+    "doas",
+    "pkexec",
+    "rm",
+    "shred",
+    "dd",
+    "openbox",
+    "Xvfb",
+    "Xorg",
+    "X",
+];
+
+/// What launched programs get, and how long launching may take.
+#[derive(Debug, Clone)]
+pub struct LaunchEnv {
+    /// Variables every launched program gets, on top of handrail's own environment (for a sandbox:
+    /// `Sandbox::env()`, which includes `DISPLAY`, the buses and the teardown marker). Later entries win.
+    /// `PATH`, `HOME` and the `XDG_*` dirs here also decide where programs and desktop entries are found.
+    pub vars: Vec<(String, String)>,
+    /// Variables removed from the inherited environment before `vars` are applied (for a sandbox:
+    /// `handrail_sandbox::REMOVED_ENV`, which point at the user's real session).
+    pub removed: Vec<String>,
+    /// The browser's private profile directory (created, mode 700, when missing). It should be fresh
+    /// and used by nothing else: Chromium hands later URLs to the instance that owns it.
+    pub browser_profile: PathBuf,
+    /// The browser executable; `None` tries `/usr/bin/chromium`, `/usr/bin/chromium-browser`, then
+    /// `chromium`/`chromium-browser` on `PATH`.
+    pub browser: Option<PathBuf>,
+    /// Where launched programs' stdout and stderr go (`<dir>/<program>.log`, appended); `None` discards
+    /// them.
+    pub log_dir: Option<PathBuf>,
+    /// Bound for an app's first window to appear.
+    pub launch_timeout: Duration,
+    /// Bound for a browser window to appear (a cold Chromium start is slower than most apps).
+    pub browser_timeout: Duration,
+    /// Bound for the window manager to make a window active.
+    pub activate_timeout: Duration,
+}
+
+impl LaunchEnv {
+    /// `vars` for every launched program and a private browser profile directory; default timeouts
+    /// (10 s launch, 20 s browser, 2 s activation), no logs.
+    pub fn new(vars: Vec<(String, String)>, browser_profile: impl Into<PathBuf>) -> LaunchEnv {
+        LaunchEnv {
+            vars,
+            removed: Vec::new(),
+            browser_profile: browser_profile.into(),
+            browser: None,
+            log_dir: None,
+            launch_timeout: Duration::from_secs(10),
+            browser_timeout: Duration::from_secs(20),
+            activate_timeout: Duration::from_secs(2),
+        }
+    }
+
+    /// A variable as launched programs see it.
+    fn var(&self, key: &str) -> Option<String> {
+        if let Some((_, v)) = self.vars.iter().rev().find(|(k, _)| k == key) {
+            return Some(v.clone());
+        }
+        if self.removed.iter().any(|r| r == key) {
+            return None;
+        }
+        std::env::var(key).ok()
+    }
+}
+
+/// The event connection, opened on first use; if it cannot be opened, waits poll instead.
+enum WatcherState {
+    Unopened,
+    Open(Watcher),
+    Failed,
+}
+
+/// Everything the launch loop needs to know about one start.
+struct Plan {
+    /// The name reported in [`Launched::app`]; `None` uses the window's app name.
+    app: Option<String>,
+    program: PathBuf,
+    args: Vec<String>,
+    extra_env: &'static [(&'static str, &'static str)],
+    working_dir: Option<PathBuf>,
+    /// WM_CLASS names (lower case) the app's windows carry.
+    classes: Vec<String>,
+    timeout: Duration,
+}
+
+/// A top-level window's identity, as far as launching cares.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ClientFacts {
+    window: Window,
+    pid: Option<u32>,
+    instance: String,
+    class: String,
+}
+
+/// [`Windows`] for an X11 desktop with an EWMH window manager. See the module docs.
+pub struct X11Windows {
+    conn: Arc<Conn>,
+    env: LaunchEnv,
+    /// Desktop entries, loaded on first use; reloaded when a name is not found (an app installed since).
+    entries: Mutex<Option<Arc<Vec<DesktopEntry>>>>,
+    watcher: Mutex<WatcherState>,
+    /// Processes started here, reaped (without blocking) at each launch so they do not linger as zombies.
+    children: Mutex<Vec<Child>>,
+}
+
+impl std::fmt::Debug for X11Windows {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("X11Windows").field("display", &self.conn.display).finish_non_exhaustive()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // The data behind these locks stays consistent even if a holder panicked.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn failed(e: impl Into<X11Error>) -> PlatformError {
+    PlatformError::from(e.into())
+}
+
+/// A BadWindow-style error: the window vanished between two requests.
+fn is_x_error(e: &X11Error) -> bool {
+    matches!(e, X11Error::Reply(ReplyError::X11Error(_)))
+}
+
+impl X11Windows {
+    /// Windows on `conn`'s display; launched programs get `env`. Nothing is started or opened yet.
+    pub fn new(conn: Arc<Conn>, env: LaunchEnv) -> X11Windows {
+        X11Windows {
+            conn,
+            env,
+            entries: Mutex::new(None),
+            watcher: Mutex::new(WatcherState::Unopened),
+            children: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The launch environment given at construction.
+    pub fn launch_env(&self) -> &LaunchEnv {
+        &self.env
+    }
+
+    /// The active window (`_NET_ACTIVE_WINDOW`), `None` when nothing is active.
+    pub fn active_window(&self) -> Result<Option<Window>, PlatformError> {
+        self.read_active().map_err(PlatformError::from)
+    }
+
+    /// Top-level client windows (`_NET_CLIENT_LIST`), oldest first.
+    pub fn client_windows(&self) -> Result<Vec<Window>, PlatformError> {
+        self.read_window_list(self.conn.atoms._NET_CLIENT_LIST).map_err(PlatformError::from)
+    }
+
+    /// Title, app, pid and frame bounds of one top-level client window.
+    pub fn window_info(&self, window: Window) -> Result<WindowInfo, PlatformError> {
+        self.query_window(window).map_err(PlatformError::from)
+    }
+
+    /// Makes `window` (a top-level client window) the active one and waits until the window manager
+    /// says it is, up to [`LaunchEnv::activate_timeout`].
+    pub fn activate(&self, window: Window) -> Result<(), PlatformError> {
+        let t0 = Instant::now();
+        let current = self.read_active().map_err(failed)?;
+        if current == Some(window) {
+            return Ok(());
+        }
+        self.ensure_exists(window)?;
+        // A real timestamp: openbox passes it on to SetInputFocus, which the server ignores when older
+        // than the last focus change. CurrentTime (0) is the fallback.
+        let time = self.with_watcher(|w| w.server_time(Duration::from_millis(200))).flatten().unwrap_or(0);
+        debug!("activating window {window:#x} (server time {time})");
+        let atoms = &self.conn.atoms;
+        let event = ClientMessageEvent::new(
+            32,
+            window,
+            atoms._NET_ACTIVE_WINDOW,
+            [SOURCE_PAGER, time, current.unwrap_or(0), 0, 0],
+        );
+        let mut next_send = Instant::now();
+        let deadline = t0 + self.env.activate_timeout;
+        let active = self.wait_for(deadline, &[atoms._NET_ACTIVE_WINDOW], || {
+            if self.read_active().map_err(failed)? == Some(window) {
+                return Ok(Some(()));
+            }
+            if Instant::now() >= next_send {
+                let mask = EventMask::SUBSTRUCTURE_REDIRECT | EventMask::SUBSTRUCTURE_NOTIFY;
+                self.conn.conn.send_event(false, self.conn.root, mask, event).map_err(failed)?;
+                self.conn.flush().map_err(failed)?;
+                next_send = Instant::now() + ACTIVATE_RESEND;
+            }
+            Ok(None)
+        })?;
+        match active {
+            Some(()) => {
+                debug!("activated window {window:#x} in {:?}", t0.elapsed());
+                Ok(())
+            }
+            None => {
+                // Say why: the window may have closed, or never been managed by the window manager.
+                self.ensure_exists(window)?;
+                let managed = self.client_windows()?.contains(&window);
+                let why = if managed { "" } else { " (not a window the window manager manages)" };
+                Err(PlatformError::Timeout(format!("activating window {window:#x}{why}")))
+            }
+        }
+    }
+
+    /// `NotFound` when `window` does not exist (any more).
+    fn ensure_exists(&self, window: Window) -> Result<(), PlatformError> {
+        match self.conn.conn.get_geometry(window).map_err(failed)?.reply() {
+            Ok(_) => Ok(()),
+            Err(ReplyError::X11Error(_)) => Err(PlatformError::NotFound(format!("window {window:#x} does not exist"))),
+            Err(e) => Err(failed(e)),
+        }
+    }
+
+    // ---- X queries -------------------------------------------------------------------------------
+
+    fn property(
+        &self,
+        window: Window,
+        prop: u32,
+        kind: impl Into<u32>,
+        len: u32,
+    ) -> Result<GetPropertyReply, X11Error> {
+        Ok(self.conn.conn.get_property(false, window, prop, kind, 0, len)?.reply()?)
+    }
+
+    fn read_active(&self) -> Result<Option<Window>, X11Error> {
+        let reply = self.property(self.conn.root, self.conn.atoms._NET_ACTIVE_WINDOW, AtomEnum::WINDOW, 1)?;
+        Ok(reply.value32().and_then(|mut v| v.next()).filter(|w| *w != 0))
+    }
+
+    fn read_window_list(&self, prop: u32) -> Result<Vec<Window>, X11Error> {
+        let reply = self.property(self.conn.root, prop, AtomEnum::WINDOW, MAX_CLIENTS)?;
+        Ok(reply.value32().map(|v| v.collect()).unwrap_or_default())
+    }
+
+    /// pid and WM_CLASS of a window.
+    fn client_facts(&self, window: Window) -> Result<ClientFacts, X11Error> {
+        self.clients_facts(&[window]).pop().unwrap_or_else(|| Err(X11Error::Other("no reply".into())))
+    }
+
+    /// pid and WM_CLASS of each window, all requests in flight together (one round trip). A window
+    /// that vanished meanwhile gives an X error in its slot.
+    fn clients_facts(&self, windows: &[Window]) -> Vec<Result<ClientFacts, X11Error>> {
+        let c = &self.conn.conn;
+        let a = &self.conn.atoms;
+        let cookies: Vec<_> = windows
+            .iter()
+            .map(|&w| {
+                let pid = c.get_property(false, w, a._NET_WM_PID, AtomEnum::CARDINAL, 0, 1)?;
+                let class = c.get_property(false, w, a.WM_CLASS, AtomEnum::STRING, 0, 256)?;
+                Ok((w, pid, class))
+            })
+            .collect();
+        cookies
+            .into_iter()
+            .map(|sent: Result<_, X11Error>| {
+                let (window, pid, class) = sent?;
+                let pid = pid.reply()?.value32().and_then(|mut v| v.next()).filter(|p| *p != 0);
+                let (instance, class) = parse_wm_class(&class.reply()?.value);
+                Ok(ClientFacts { window, pid, instance, class })
+            })
+            .collect()
+    }
+
+    /// pid and WM_CLASS of every client window, oldest first (windows that vanish meanwhile are left out).
+    fn all_clients_facts(&self) -> Result<Vec<ClientFacts>, PlatformError> {
+        let windows = self.client_windows()?;
+        let mut all = Vec::with_capacity(windows.len());
+        for facts in self.clients_facts(&windows) {
+            match facts {
+                Ok(f) => all.push(f),
+                Err(e) if is_x_error(&e) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(all)
+    }
+
+    /// Everything [`WindowInfo`] holds, with all requests in flight together (one round trip).
+    fn query_window(&self, window: Window) -> Result<WindowInfo, X11Error> {
+        let c = &self.conn.conn;
+        let a = &self.conn.atoms;
+        let net_name = c.get_property(false, window, a._NET_WM_NAME, a.UTF8_STRING, 0, MAX_TITLE_LEN)?;
+        let wm_name = c.get_property(false, window, a.WM_NAME, AtomEnum::ANY, 0, MAX_TITLE_LEN)?;
+        let class = c.get_property(false, window, a.WM_CLASS, AtomEnum::STRING, 0, 256)?;
+        let pid = c.get_property(false, window, a._NET_WM_PID, AtomEnum::CARDINAL, 0, 1)?;
+        let extents = c.get_property(false, window, a._NET_FRAME_EXTENTS, AtomEnum::CARDINAL, 0, 4)?;
+        let geometry = c.get_geometry(window)?;
+        let origin = c.translate_coordinates(window, self.conn.root, 0, 0)?;
+
+        let net_name = net_name.reply()?;
+        let wm_name = wm_name.reply()?;
+        let title = if net_name.value_len > 0 {
+            String::from_utf8_lossy(&net_name.value).into_owned()
+        } else {
+            decode_text(&wm_name)
+        };
+        let (instance, class) = parse_wm_class(&class.reply()?.value);
+        let pid = pid.reply()?.value32().and_then(|mut v| v.next()).filter(|p| *p != 0);
+        let extents: Vec<u32> = extents.reply()?.value32().map(|v| v.collect()).unwrap_or_default();
+        let [left, right, top, bottom] = match extents[..] {
+            [l, r, t, b] => [l, r, t, b],
+            _ => [0; 4],
+        };
+        let geometry = geometry.reply()?;
+        let origin = origin.reply()?;
+        // `origin` is the inside of the client's own border; the frame surrounds border and client.
+        let border = u32::from(geometry.border_width);
+        let bounds = Rect::new(
+            i32::from(origin.dst_x) - (left + border) as i32,
+            i32::from(origin.dst_y) - (top + border) as i32,
+            u32::from(geometry.width) + left + right + 2 * border,
+            u32::from(geometry.height) + top + bottom + 2 * border,
+        );
+        let app = self.app_name(&instance, &class, pid);
+        Ok(WindowInfo { app, title: title.trim_end_matches('\0').to_owned(), pid, bounds })
+    }
+
+    /// A human app name for a window: the desktop entry owning its WM_CLASS, else the class, else the
+    /// process name.
+    fn app_name(&self, instance: &str, class: &str, pid: Option<u32>) -> String {
+        let entries = self.entries(false);
+        if let Some(entry) = desktop_entries::for_class(&entries, instance, class) {
+            return entry.name.clone();
+        }
+        if !class.is_empty() {
+            return class.to_owned();
+        }
+        if !instance.is_empty() {
+            return instance.to_owned();
+        }
+        pid.and_then(procs::comm).unwrap_or_default()
+    }
+
+    // ---- waiting ---------------------------------------------------------------------------------
+
+    /// Runs `f` with the event connection, opening it on first use. `None` when it is unavailable.
+    fn with_watcher<T>(&self, f: impl FnOnce(&Watcher) -> Result<T, X11Error>) -> Option<T> {
+        let mut state = lock(&self.watcher);
+        if let WatcherState::Unopened = *state {
+            *state = match Watcher::open(&self.conn.display) {
+                Ok(w) => WatcherState::Open(w),
+                Err(e) => {
+                    warn!("no event connection to {} ({e}); waits will poll", self.conn.display);
+                    WatcherState::Failed
+                }
+            };
+        }
+        let WatcherState::Open(watcher) = &*state else { return None };
+        match f(watcher) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                warn!("event connection to {} failed ({e}); waits will poll", self.conn.display);
+                *state = WatcherState::Failed;
+                None
+            }
+        }
+    }
+
+    /// Calls `check` until it returns a value or `deadline` passes (`Ok(None)`). Between checks it
+    /// blocks until one of the root properties `atoms` changes, at most [`RECHECK`] at a time.
+    fn wait_for<T>(
+        &self,
+        deadline: Instant,
+        atoms: &[u32],
+        mut check: impl FnMut() -> Result<Option<T>, PlatformError>,
+    ) -> Result<Option<T>, PlatformError> {
+        loop {
+            if let Some(v) = check()? {
+                return Ok(Some(v));
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Ok(None);
+            }
+            let slice = left.min(RECHECK);
+            if self.with_watcher(|w| w.wait_root_change(atoms, slice)).is_none() {
+                std::thread::sleep(slice.min(POLL));
+            }
+        }
+    }
+
+    // ---- launching -------------------------------------------------------------------------------
+
+    fn entries(&self, reload: bool) -> Arc<Vec<DesktopEntry>> {
+        let mut cache = lock(&self.entries);
+        if let (false, Some(entries)) = (reload, cache.as_ref()) {
+            return Arc::clone(entries);
+        }
+        let t0 = Instant::now();
+        let dirs = desktop_entries::application_dirs(|k| self.env.var(k));
+        let entries = Arc::new(desktop_entries::load(&dirs, self.env.var("PATH").as_deref()));
+        debug!("loaded {} desktop entries from {} dirs in {:?}", entries.len(), dirs.len(), t0.elapsed());
+        *cache = Some(Arc::clone(&entries));
+        entries
+    }
+
+    /// Whether `program` is the managed browser (its entry or name then opens the managed browser, with
+    /// accessibility and the private profile, instead of a bare Chromium).
+    fn is_browser(&self, program: &Path) -> bool {
+        let Ok(browser) = browser::locate(self.env.browser.as_deref(), self.env.var("PATH").as_deref()) else {
+            return false;
+        };
+        match (fs::canonicalize(program), fs::canonicalize(&browser)) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        }
+    }
+
+    /// An executable called `name` on `PATH`, for names no desktop entry knows. Plain names only, never
+    /// from `sbin` directories or the deny list.
+    fn path_program(&self, name: &str) -> Option<PathBuf> {
+        let plain = !name.is_empty()
+            && !name.starts_with(['-', '.'])
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || "._+-".contains(c));
+        if !plain || PATH_DENYLIST.contains(&name) {
+            return None;
+        }
+        let path = self.env.var("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
+        let dirs: Vec<&str> = path.split(':').filter(|d| !d.trim_end_matches('/').ends_with("sbin")).collect();
+        procs::find_program(name, Some(&dirs.join(":")))
+    }
+
+    /// How to start the app called `name`.
+    fn plan_app(&self, name: &str) -> Result<Plan, PlatformError> {
+        let name = name.trim();
+        if name.chars().count() > MAX_APP_NAME {
+            // No application is called that; spare the fuzzy matching a pathological input.
+            let short: String = name.chars().take(MAX_APP_NAME).collect();
+            return Err(PlatformError::NotFound(format!("no application named {short:?}… (name too long)")));
+        }
+        let mut entries = self.entries(false);
+        let mut entry = desktop_entries::find(&entries, name).cloned();
+        if entry.is_none() {
+            // Maybe installed since the cache was filled.
+            entries = self.entries(true);
+            entry = desktop_entries::find(&entries, name).cloned();
+        }
+        let path_var = self.env.var("PATH");
+        if let Some(entry) = entry {
+            let (program, args) = entry.argv.split_first().ok_or_else(|| PlatformError::Failed("empty Exec".into()))?;
+            let program = desktop_entries::resolve_program(program, path_var.as_deref()).ok_or_else(|| {
+                PlatformError::Failed(format!("{}: program {program:?} not found", entry.path.display()))
+            })?;
+            let mut classes: Vec<String> = entry.startup_wm_class.iter().map(|c| c.to_lowercase()).collect();
+            classes.extend(entry.exec_basename().map(str::to_lowercase));
+            classes.push(entry.stem().to_lowercase());
+            let mut plan = Plan {
+                app: Some(entry.name.clone()),
+                program,
+                args: args.to_vec(),
+                extra_env: &[],
+                working_dir: entry.working_dir.clone(),
+                classes,
+                timeout: self.env.launch_timeout,
+            };
+            if entry.terminal {
+                self.wrap_in_terminal(&mut plan, path_var.as_deref())?;
+            }
+            return Ok(plan);
+        }
+        if let Some(program) = self.path_program(name) {
+            return Ok(Plan {
+                app: None,
+                program,
+                args: Vec::new(),
+                extra_env: &[],
+                working_dir: None,
+                classes: vec![name.to_lowercase()],
+                timeout: self.env.launch_timeout,
+            });
+        }
+        let close = desktop_entries::close_matches(&entries, name, 5);
+        let hint = if close.is_empty() {
+            format!("no close matches among {} installed applications", entries.len())
+        } else {
+            format!("close matches: {}", close.join(", "))
+        };
+        Err(PlatformError::NotFound(format!("no application named {name:?}; {hint}")))
+    }
+
+    /// `Terminal=true` entries run inside a terminal emulator (Debian's `x-terminal-emulator`, which
+    /// must accept `-e command args…`, else xterm).
+    fn wrap_in_terminal(&self, plan: &mut Plan, path_var: Option<&str>) -> Result<(), PlatformError> {
+        let terminal =
+            ["x-terminal-emulator", "xterm"].iter().find_map(|t| procs::find_program(t, path_var)).ok_or_else(
+                || PlatformError::Unavailable("a terminal emulator for a terminal app (install xterm)".into()),
+            )?;
+        let mut args = vec!["-e".to_owned(), plan.program.display().to_string()];
+        args.append(&mut plan.args);
+        plan.program = terminal;
+        plan.args = args;
+        Ok(())
+    }
+
+    fn plan_browser(&self, url: Option<&str>) -> Result<Plan, PlatformError> {
+        let program = browser::locate(self.env.browser.as_deref(), self.env.var("PATH").as_deref())?;
+        let profile = &self.env.browser_profile;
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(profile)
+            .and_then(|()| fs::set_permissions(profile, fs::Permissions::from_mode(0o700)))
+            .map_err(|e| PlatformError::Failed(format!("creating browser profile {}: {e}", profile.display())))?;
+        let mut classes: Vec<String> = browser::WINDOW_CLASSES.iter().map(|c| c.to_string()).collect();
+        classes.extend(program.file_name().map(|n| n.to_string_lossy().to_lowercase()));
+        Ok(Plan {
+            app: None,
+            args: browser::args(profile, url),
+            program,
+            extra_env: browser::ENV,
+            working_dir: None,
+            classes,
+            timeout: self.env.browser_timeout,
+        })
+    }
+
+    fn reap(&self) {
+        lock(&self.children).retain_mut(|c| matches!(c.try_wait(), Ok(None)));
+    }
+
+    fn spawn(&self, plan: &Plan) -> Result<Child, PlatformError> {
+        let mut cmd = Command::new(&plan.program);
+        cmd.args(&plan.args);
+        for var in &self.env.removed {
+            cmd.env_remove(var);
+        }
+        cmd.envs(self.env.vars.iter().map(|(k, v)| (k, v)));
+        cmd.envs(plan.extra_env.iter().copied());
+        // Its own process group: a Ctrl-C meant for handrail's terminal does not reach the app.
+        cmd.stdin(Stdio::null()).process_group(0);
+        let (out, err) = self.log_files(&plan.program);
+        cmd.stdout(out).stderr(err);
+        let home = self.env.var("HOME").map(PathBuf::from);
+        if let Some(dir) = plan.working_dir.as_ref().or(home.as_ref()).filter(|d| d.is_dir()) {
+            cmd.current_dir(dir);
+        }
+        cmd.spawn().map_err(|e| PlatformError::Failed(format!("cannot start {}: {e}", plan.program.display())))
+    }
+
+    fn log_files(&self, program: &Path) -> (Stdio, Stdio) {
+        let Some(dir) = &self.env.log_dir else { return (Stdio::null(), Stdio::null()) };
+        let name: String = program
+            .file_name()
+            .map(|n| n.to_string_lossy().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect())
+            .unwrap_or_else(|| "app".into());
+        let path = dir.join(format!("{name}.log"));
+        let file = OpenOptions::new().create(true).append(true).open(&path);
+        match file.and_then(|f| Ok((f.try_clone()?, f))) {
+            Ok((a, b)) => (Stdio::from(a), Stdio::from(b)),
+            Err(e) => {
+                warn!("cannot open log {}: {e}; discarding output", path.display());
+                (Stdio::null(), Stdio::null())
+            }
+        }
+    }
+
+    /// Whether a window's WM_CLASS is one of `classes` (lower case). Chromium's instance with a custom
+    /// profile is `chromium (/profile)`, hence the first word.
+    fn class_matches(facts: &ClientFacts, classes: &[String]) -> bool {
+        let class = facts.class.to_lowercase();
+        let instance = facts.instance.to_lowercase();
+        let first_word = instance.split(' ').next().unwrap_or_default();
+        classes.iter().any(|c| *c == class || *c == instance || *c == first_word)
+    }
+
+    /// The launched app's window among `new` ones: its own pid, then the expected class, then a
+    /// descendant's pid; when the child already exited (handed over to another process), any new window.
+    fn pick_new_window(&self, new: &[ClientFacts], pid: u32, classes: &[String], child_exited: bool) -> Option<Window> {
+        if let Some(f) = new.iter().find(|f| f.pid == Some(pid)) {
+            return Some(f.window);
+        }
+        if let Some(f) = new.iter().find(|f| Self::class_matches(f, classes)) {
+            return Some(f.window);
+        }
+        if new.iter().any(|f| f.pid.is_some()) {
+            let tree = procs::process_tree(pid);
+            if let Some(f) = new.iter().find(|f| f.pid.is_some_and(|p| tree.contains(&p))) {
+                return Some(f.window);
+            }
+        }
+        if child_exited {
+            new.first().map(|f| f.window)
+        } else {
+            None
+        }
+    }
+
+    /// The topmost existing window of the app, for single-instance apps that raised nothing new.
+    fn existing_window(&self, classes: &[String]) -> Result<Option<Window>, PlatformError> {
+        let stacking = self.read_window_list(self.conn.atoms._NET_CLIENT_LIST_STACKING).map_err(failed)?;
+        // Topmost (last) first.
+        for facts in self.clients_facts(&stacking).into_iter().rev() {
+            match facts {
+                Ok(f) if Self::class_matches(&f, classes) => return Ok(Some(f.window)),
+                Ok(_) => {}
+                Err(e) if is_x_error(&e) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(None)
+    }
+
+    /// Starts `plan`, waits for its window, activates it.
+    fn launch(&self, plan: Plan) -> Result<Launched, PlatformError> {
+        self.reap();
+        // Window ids are reused (a new client may get the id range of one that just disconnected), so a
+        // window is new when its id is new *or* its owner changed.
+        let before: HashMap<Window, ClientFacts> =
+            self.all_clients_facts()?.into_iter().map(|f| (f.window, f)).collect();
+        let t0 = Instant::now();
+        let mut child = self.spawn(&plan)?;
+        let pid = child.id();
+        debug!("started {} {:?} as pid {pid}", plan.program.display(), plan.args);
+        let deadline = t0 + plan.timeout;
+        let mut exited = None;
+        let found = self.wait_for(deadline, &[self.conn.atoms._NET_CLIENT_LIST], || {
+            if exited.is_none() {
+                if let Ok(Some(status)) = child.try_wait() {
+                    debug!("pid {pid} exited ({status}) after {:?}", t0.elapsed());
+                    exited = Some((status, Instant::now()));
+                }
+            }
+            let new: Vec<ClientFacts> =
+                self.all_clients_facts()?.into_iter().filter(|f| before.get(&f.window) != Some(f)).collect();
+            if let Some(w) = self.pick_new_window(&new, pid, &plan.classes, exited.is_some()) {
+                return Ok(Some(w));
+            }
+            let Some((status, at)) = exited else { return Ok(None) };
+            if !status.success() {
+                return Err(PlatformError::Failed(format!(
+                    "{} exited ({status}) before opening a window",
+                    plan.program.display()
+                )));
+            }
+            // A single-instance app handed over to its running copy, which opened nothing new.
+            if at.elapsed() >= HANDOFF_GRACE {
+                if let Some(w) = self.existing_window(&plan.classes)? {
+                    return Ok(Some(w));
+                }
+            }
+            if at.elapsed() >= EXITED_GRACE {
+                return Err(PlatformError::Failed(format!(
+                    "{} exited without opening a window",
+                    plan.program.display()
+                )));
+            }
+            Ok(None)
+        });
+        lock(&self.children).push(child);
+        let Some(window) = found? else {
+            return Err(PlatformError::Timeout(format!(
+                "waiting {:?} for a window of {} (pid {pid})",
+                plan.timeout,
+                plan.program.display()
+            )));
+        };
+        let appeared = t0.elapsed();
+        // A window that exists but cannot be activated is still a launch; the engine's own observation
+        // then shows what is frontmost.
+        if let Err(e) = self.activate(window) {
+            warn!("window {window:#x} of {} appeared but was not activated: {e}", plan.program.display());
+        }
+        let facts = self.client_facts(window).ok();
+        let app = match plan.app {
+            Some(app) => app,
+            None => facts.as_ref().map(|f| self.app_name(&f.instance, &f.class, f.pid)).unwrap_or_default(),
+        };
+        // The window's owner: differs from the started process when that handed over to a running copy.
+        let owner = facts.and_then(|f| f.pid).unwrap_or(pid);
+        info!(
+            "launched {app} (started pid {pid}, window pid {owner}): window {window:#x} after {} ms, active after {} ms",
+            appeared.as_millis(),
+            t0.elapsed().as_millis()
+        );
+        Ok(Launched { app, pid: Some(owner) })
+    }
+}
+
+impl Windows for X11Windows {
+    fn frontmost(&self) -> Result<Option<WindowInfo>, PlatformError> {
+        // The active window can close between reading its id and its properties: read again.
+        let mut attempts = 3;
+        loop {
+            let Some(window) = self.read_active().map_err(failed)? else { return Ok(None) };
+            match self.query_window(window) {
+                Ok(info) => return Ok(Some(info)),
+                Err(e) if is_x_error(&e) && attempts > 1 => {
+                    debug!("active window {window:#x} vanished while reading it: {e}");
+                    attempts -= 1;
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+
+    fn launch_app(&self, name: &str) -> Result<Launched, PlatformError> {
+        let plan = self.plan_app(name)?;
+        if self.is_browser(&plan.program) {
+            // The browser's own entry: open the managed browser, so web pages are accessible.
+            let mut browser = self.plan_browser(None)?;
+            browser.app = plan.app;
+            return self.launch(browser);
+        }
+        self.launch(plan)
+    }
+
+    fn open_url(&self, url: &str) -> Result<Launched, PlatformError> {
+        browser::check_url(url)?;
+        let plan = self.plan_browser(Some(url))?;
+        self.launch(plan)
+    }
+}
+
+/// WM_CLASS is two NUL-terminated strings: instance, class.
+fn parse_wm_class(value: &[u8]) -> (String, String) {
+    let mut parts = value.split(|b| *b == 0).map(|p| String::from_utf8_lossy(p).into_owned());
+    (parts.next().unwrap_or_default(), parts.next().unwrap_or_default())
+}
+
+/// WM_NAME text: `STRING` is Latin-1; `UTF8_STRING` and `COMPOUND_TEXT` (ASCII in practice) as UTF-8.
+fn decode_text(reply: &GetPropertyReply) -> String {
+    if reply.type_ == u32::from(AtomEnum::STRING) {
+        reply.value.iter().map(|&b| char::from(b)).collect()
+    } else {
+        String::from_utf8_lossy(&reply.value).into_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wm_class_parts() {
+        assert_eq!(parse_wm_class(b"xterm\0XTerm\0"), ("xterm".into(), "XTerm".into()));
+        assert_eq!(parse_wm_class(b"solo"), ("solo".into(), String::new()));
+        assert_eq!(parse_wm_class(b""), (String::new(), String::new()));
+    }
+
+    #[test]
+    fn wm_name_decoding() {
+        let reply = |type_: AtomEnum, value: &[u8]| GetPropertyReply {
+            format: 8,
+            sequence: 0,
+            length: 0,
+            type_: type_.into(),
+            bytes_after: 0,
+            value_len: value.len() as u32,
+            value: value.to_vec(),
+        };
+        assert_eq!(decode_text(&reply(AtomEnum::STRING, b"caf\xe9")), "café", "STRING is Latin-1");
+        assert_eq!(decode_text(&reply(AtomEnum::ANY, "café".as_bytes())), "café");
+    }
+
+    #[test]
+    fn launch_env_lookup_order() {
+        let mut env = LaunchEnv::new(vec![("A".into(), "1".into()), ("A".into(), "2".into())], "/p");
+        env.removed = vec!["HOME".into()];
+        assert_eq!(env.var("A").as_deref(), Some("2"));
+        assert_eq!(env.var("HOME"), None);
+    }
+}

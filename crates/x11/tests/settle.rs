@@ -1,0 +1,322 @@
+//! Settle on a real X server: a private sandbox desktop (one for this whole test binary, never the
+//! host's display) with animations made by shell loops (`xsetroot` colour changes, an xterm printing
+//! the time). Tests run one at a time, each on a quiet screen. Timing assertions are generous bounds
+//! that tell the behaviours apart (returned long before the ceiling, waited past an animation), never
+//! speed measurements. Needs the packages of scripts/setup-desktop.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
+
+use handrail_platform::{PlatformError, Point, Rect, Settle, SettleRequest};
+use handrail_sandbox::{Sandbox, SandboxOptions, MARKER_VAR};
+use handrail_x11::settle::{SettleOptions, X11Settle};
+use handrail_x11::X11Error;
+
+struct Desk {
+    sandbox: Sandbox,
+    settle: X11Settle,
+}
+
+/// The shared desktop, locked for the duration of one test. Started on first use and torn down by the
+/// sandbox's reaper when the test process exits (statics are never dropped).
+fn desk() -> MutexGuard<'static, Desk> {
+    static DESK: OnceLock<Mutex<Desk>> = OnceLock::new();
+    init_log();
+    let guard = DESK
+        .get_or_init(|| {
+            // The test threads that would receive PR_SET_PDEATHSIG come and go; rely on the reaper.
+            let opts = SandboxOptions { accessibility: false, parent_death_signal: false, ..Default::default() };
+            let sandbox = Sandbox::start(opts).expect("start the sandbox desktop (see scripts/setup-desktop)");
+            let settle = X11Settle::new(&sandbox.display()).expect("DAMAGE on the sandbox");
+            Mutex::new(Desk { sandbox, settle })
+        })
+        .lock()
+        // A failed test poisons the lock; the desktop is still usable.
+        .unwrap_or_else(|e| e.into_inner());
+    guard.wait_until_quiet();
+    guard
+}
+
+fn init_log() {
+    struct Stderr;
+    impl log::Log for Stderr {
+        fn enabled(&self, m: &log::Metadata) -> bool {
+            m.level() <= log::max_level()
+        }
+        fn log(&self, r: &log::Record) {
+            if self.enabled(r.metadata()) {
+                eprintln!("[{} {}] {}", r.level(), r.target(), r.args());
+            }
+        }
+        fn flush(&self) {}
+    }
+    static LOGGER: Stderr = Stderr;
+    if log::set_logger(&LOGGER).is_ok() {
+        let debug = std::env::var_os("HANDRAIL_TEST_DEBUG").is_some();
+        log::set_max_level(if debug { log::LevelFilter::Debug } else { log::LevelFilter::Info });
+    }
+}
+
+/// A child process killed (by its own PID) when the test ends, pass or fail.
+struct App(Child);
+
+impl Drop for App {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Desk {
+    fn sh(&self, script: &str) -> App {
+        App(self
+            .sandbox
+            .command("sh")
+            .args(["-c", script])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap())
+    }
+
+    fn spawn(&self, program: &str, args: &[&str]) -> App {
+        App(self.sandbox.command(program).args(args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap())
+    }
+
+    /// Leftovers of the previous test (a window closing, an animation's history) must not leak into
+    /// this one: quiet for longer than anything stays "still running".
+    fn wait_until_quiet(&self) {
+        let stopped = eventually(Duration::from_secs(10), || self.settle.animating_regions().is_empty().then_some(()));
+        assert!(stopped.is_some(), "animations never stopped: {:?}", self.settle.animating_regions());
+        let req = SettleRequest { response_window: ms(300), quiet: ms(600), ceiling: Duration::from_secs(10) };
+        let report = self.settle.watch().unwrap().wait(&req).unwrap();
+        assert!(report.settled && report.ignored.is_empty(), "the desktop never became quiet: {report:?}");
+    }
+
+    /// Absolute geometry of the window titled `title` (xwininfo from x11-utils).
+    fn window_rect(&self, title: &str) -> Option<Rect> {
+        let out = self.sandbox.command("xwininfo").args(["-name", title]).stderr(Stdio::null()).output().ok()?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        if !text.contains("IsViewable") {
+            return None;
+        }
+        let field = |name: &str| -> Option<i64> {
+            text.lines().find_map(|l| l.trim().strip_prefix(name)).and_then(|v| v.trim().parse().ok())
+        };
+        Some(Rect::new(
+            field("Absolute upper-left X:")? as i32,
+            field("Absolute upper-left Y:")? as i32,
+            field("Width:")? as u32,
+            field("Height:")? as u32,
+        ))
+    }
+}
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+/// Polls `f` every 50 ms for at most `limit`.
+fn eventually<T>(limit: Duration, mut f: impl FnMut() -> Option<T>) -> Option<T> {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(v) = f() {
+            return Some(v);
+        }
+        if Instant::now() >= deadline {
+            return None;
+        }
+        std::thread::sleep(ms(50));
+    }
+}
+
+/// Root colour changes every 50 ms, `n` times (forever when `n` is None).
+fn root_animation(n: Option<u32>) -> String {
+    let colours = "'#d0d0d0' '#c0c8d0' '#d0c0c8' '#c8d0c0'";
+    match n {
+        Some(n) => format!(
+            "i=0; while [ $i -lt {n} ]; do for c in {colours}; do [ $i -lt {n} ] && xsetroot -solid \"$c\"; \
+             i=$((i+1)); sleep 0.05; done; done; xsetroot -solid '#e0e0e0'"
+        ),
+        None => format!("while :; do for c in {colours}; do xsetroot -solid \"$c\"; sleep 0.05; done; done"),
+    }
+}
+
+#[test]
+fn a_static_screen_returns_after_the_response_window() {
+    let d = desk();
+    let req = SettleRequest::default();
+    let t = Instant::now();
+    let mut watch = d.settle.watch().unwrap();
+    let watch_cost = t.elapsed();
+    let report = watch.wait(&req).unwrap();
+    assert!(!report.saw_change && report.settled, "{report:?}");
+    assert!(report.ignored.is_empty(), "{report:?}");
+    assert!(report.waited >= req.response_window, "{report:?}");
+    assert!(report.waited < req.response_window + ms(1000), "{report:?}");
+    // watch() is a lock and a grid scan; bound it loosely (it is microseconds).
+    assert!(watch_cost < ms(50), "watch() took {watch_cost:?}");
+    assert!(!watch.wait_for_change(ms(200)).unwrap());
+}
+
+#[test]
+fn a_finite_animation_is_waited_out() {
+    let d = desk();
+    let req = SettleRequest { response_window: ms(2000), quiet: ms(600), ceiling: Duration::from_secs(10) };
+    let mut watch = d.settle.watch().unwrap();
+    let t = Instant::now();
+    // About 0.6 s of colour changes, then the loop exits.
+    let mut app = d.sh(&root_animation(Some(10)));
+    let report = watch.wait(&req).unwrap();
+    let elapsed = t.elapsed();
+    assert!(report.saw_change && report.settled, "{report:?}");
+    // Returned only after the loop had finished (its last xsetroot is its last act), not at the first
+    // change, and well before the ceiling.
+    assert!(app.0.try_wait().unwrap().is_some(), "returned while the animation was still running: {report:?}");
+    assert!(elapsed >= ms(500), "{report:?}");
+    assert!(report.waited < req.ceiling, "{report:?}");
+}
+
+#[test]
+fn an_animation_started_after_watch_hits_the_ceiling() {
+    let d = desk();
+    let req = SettleRequest { response_window: ms(2000), quiet: ms(600), ceiling: ms(2500) };
+    let mut watch = d.settle.watch().unwrap();
+    let _app = d.sh(&root_animation(None));
+    let report = watch.wait(&req).unwrap();
+    assert!(report.saw_change && !report.settled, "{report:?}");
+    assert!(report.waited >= req.ceiling && report.waited < req.ceiling + ms(1000), "{report:?}");
+    assert!(report.ignored.is_empty(), "it started after watch(): {report:?}");
+}
+
+#[test]
+fn an_animation_running_before_watch_is_ignored_but_other_changes_count() {
+    let d = desk();
+    let title = "handrail-ticker";
+    let _ticker = d.spawn(
+        "xterm",
+        &["-T", title, "-geometry", "24x3+400+300", "-e", "sh", "-c", "while :; do date +%N; sleep 0.05; done"],
+    );
+    // The history needs about a second of ticking before watch() calls it an animation. The window
+    // is read again each time: it moves while the window manager adopts it.
+    let covered = |xterm: Rect| {
+        // Corners and centre of the window, which prints (and scrolls) all over.
+        let (x0, y0, x1, y1) = (xterm.x + 2, xterm.y + 2, xterm.right() as i32 - 3, xterm.bottom() as i32 - 3);
+        let probes = [(x0, y0), (x1, y0), (x0, y1), (x1, y1), ((x0 + x1) / 2, (y0 + y1) / 2)];
+        let regions = d.settle.animating_regions();
+        probes.iter().all(|&(x, y)| regions.iter().any(|r| r.contains(Point::new(x, y))))
+    };
+    let xterm = eventually(Duration::from_secs(15), || d.window_rect(title).filter(|r| covered(*r)));
+    let Some(xterm) = xterm else {
+        panic!(
+            "the ticking xterm at {:?} was never classified as animating: {:?}",
+            d.window_rect(title),
+            d.settle.animating_regions()
+        );
+    };
+    let mut watch = d.settle.watch().unwrap();
+
+    // Nothing else happens: the ticker must not hold the wait for its 5 s ceiling.
+    let req = SettleRequest::default();
+    let report = watch.wait(&req).unwrap();
+    assert!(!report.saw_change && report.settled, "{report:?}");
+    assert!(report.waited < req.response_window + ms(1000), "{report:?}");
+    // The ignored region is the ticker (grid cells around it), not the screen.
+    assert!(report.ignored.iter().any(|r| r.intersects(&xterm)), "{report:?} vs {xterm}");
+    let around = Rect::new(xterm.x - 64, xterm.y - 64, xterm.width + 128, xterm.height + 128);
+    assert!(report.ignored.iter().all(|r| around.contains_rect(r)), "{report:?} vs {xterm}");
+
+    // A change elsewhere while the ticker keeps going is still seen, and settles.
+    let _root = d.sh("xsetroot -solid '#d8d8e8'; sleep 0.2; xsetroot -solid '#e0e0e0'");
+    let report = watch.wait(&SettleRequest { response_window: ms(2000), ..req }).unwrap();
+    assert!(report.saw_change && report.settled, "{report:?}");
+    assert!(report.waited < req.ceiling, "{report:?}");
+}
+
+#[test]
+fn a_gtk_spinner_running_before_watch_does_not_hold_the_wait() {
+    let d = desk();
+    // gtk3-demo's Spinner window: GtkSpinners redraw at 60 fps from the moment they map. While the
+    // windows open, their first repaints come in quick bursts too; wait until only the spinners remain.
+    let _demo = d.spawn("gtk3-demo", &["--run=spinner"]);
+    // The spinners are classified within ~0.1 s, the entry's blinking caret (which GTK repaints
+    // together with the spinners next to it) after three blinks: wait until the regions stop changing.
+    let small = |r: &[Rect]| !r.is_empty() && r.iter().map(Rect::area).sum::<u64>() < 1280 * 800 / 20;
+    let mut history: Vec<Vec<Rect>> = Vec::new();
+    let stable = eventually(Duration::from_secs(20), || {
+        history.push(d.settle.animating_regions());
+        let recent = &history[history.len().saturating_sub(50)..];
+        (recent.len() == 50 && recent.iter().all(|r| small(r) && *r == recent[0])).then_some(())
+    });
+    assert!(stable.is_some(), "the GTK window was never classified as animating on its own: {history:?}");
+    let req = SettleRequest::default();
+    let report = d.settle.watch().unwrap().wait(&req).unwrap();
+    assert!(!report.saw_change && report.settled && !report.ignored.is_empty(), "{report:?}");
+    assert!(report.waited < req.response_window + ms(1000), "{report:?}");
+}
+
+#[test]
+fn wait_for_change_sees_a_change_and_the_next_wait_settles_from_it() {
+    let d = desk();
+    let mut watch = d.settle.watch().unwrap();
+    assert!(!watch.wait_for_change(ms(300)).unwrap());
+    let t = Instant::now();
+    let _app = d.sh("sleep 0.2; xsetroot -solid '#d0d8e0'; xsetroot -solid '#e0e0e0'");
+    assert!(watch.wait_for_change(Duration::from_secs(10)).unwrap());
+    assert!(t.elapsed() < Duration::from_secs(10));
+    // The change was reported: the wait measures its quiet period from it instead of waiting for another.
+    let report = watch.wait(&SettleRequest::default()).unwrap();
+    assert!(report.saw_change && report.settled, "{report:?}");
+    assert!(report.waited < SettleRequest::default().ceiling, "{report:?}");
+}
+
+#[test]
+fn detection_can_be_switched_off() {
+    let d = desk();
+    let off =
+        X11Settle::with_options(&d.sandbox.display(), SettleOptions { min_bursts: 0, ..Default::default() }).unwrap();
+    let _ticker = d.sh(&root_animation(None));
+    // Even with a history of ticking, nothing is ignored: the wait runs into the ceiling.
+    std::thread::sleep(ms(1200));
+    let req = SettleRequest { response_window: ms(1000), quiet: ms(500), ceiling: ms(1500) };
+    let report = off.watch().unwrap().wait(&req).unwrap();
+    assert!(report.saw_change && !report.settled && report.ignored.is_empty(), "{report:?}");
+    assert!(off.events_seen() > 0);
+}
+
+#[test]
+fn bad_options_and_displays_are_refused() {
+    let _d = desk();
+    let err = X11Settle::with_options(":0", SettleOptions { min_bursts: 99, ..Default::default() }).unwrap_err();
+    assert!(err.to_string().contains("min_bursts"), "{err}");
+    let err = X11Settle::new(":50000").unwrap_err();
+    assert!(matches!(err, X11Error::Connect { .. }), "{err}");
+}
+
+#[test]
+fn a_server_without_damage_is_unavailable() {
+    let d = desk();
+    // A bare Xvfb of our own with DAMAGE switched off, carrying the sandbox's marker so the sandbox
+    // reaper stops it even if this process dies.
+    let mut child = Command::new("Xvfb")
+        .args(["-displayfd", "1", "-nolisten", "tcp", "-noreset", "-extension", "DAMAGE"])
+        .args(["-screen", "0", "320x200x24"])
+        .env(MARKER_VAR, d.sandbox.id())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start Xvfb");
+    let mut line = String::new();
+    let _ = BufReader::new(child.stdout.take().unwrap()).read_line(&mut line);
+    let xvfb = App(child);
+    let display = format!(":{}", line.trim());
+    let err = X11Settle::new(&display).unwrap_err();
+    assert!(matches!(err, X11Error::MissingExtension("DAMAGE")), "{err}");
+    let err = PlatformError::from(err);
+    assert!(matches!(err, PlatformError::Unavailable(_)), "{err:?}");
+    assert_eq!(err.to_string(), "the X DAMAGE extension is not available");
+    drop(xvfb);
+}

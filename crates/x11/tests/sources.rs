@@ -1,0 +1,186 @@
+//! Observations on a real desktop with both sources: the accessibility tree (AT-SPI) and OCR
+//! (Tesseract), merged into one element list, on a real Chromium page.
+
+use std::io::{Read as _, Write as _};
+use std::net::TcpListener;
+use std::time::Duration;
+
+use handrail_core::{Config, Engine, Mode, Outcome, RawArgs, Status, Turn, Vision};
+use handrail_platform::absent::NoAccessibility;
+use handrail_platform::{Accessibility, Ocr, Rect, Screen};
+use handrail_sandbox::{Sandbox, SandboxOptions, REMOVED_ENV};
+use handrail_x11::windows::LaunchEnv;
+use handrail_x11::{X11Desktop, X11Options};
+
+const PAGE: &str = include_str!("../../../testdata/pages/form.html");
+const SECRET: &str = "s3cret-Value-42";
+const ENGLISH: &str =
+    "The quick brown fox jumps over the lazy dog while seven wizards quietly judge every boxing match near the river.";
+const THAI: &str = "ภาษาไทยเป็นภาษาที่สวยงาม เราชอบอ่านหนังสือทุกวัน";
+
+fn serve(page: &'static str) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a local port");
+    let url = format!("http://{}/", listener.local_addr().expect("address"));
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let mut buf = [0u8; 2048];
+            let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+            let _ = stream.read(&mut buf);
+            let body = if buf.starts_with(b"GET / ") { page } else { "" };
+            let status = if body.is_empty() { "404 Not Found" } else { "200 OK" };
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    url
+}
+
+fn raw(pairs: &[(&str, &str)]) -> RawArgs {
+    let mut a = RawArgs::default();
+    for (k, v) in pairs {
+        let s = Some(v.to_string());
+        match *k {
+            "action" => a.action = s,
+            "observation_id" => a.observation_id = s,
+            "element_id" => a.element_id = s,
+            "target_text" => a.target_text = s,
+            "url" => a.url = s,
+            "expect" => a.expect = s,
+            other => panic!("unknown parameter {other}"),
+        }
+    }
+    a
+}
+
+fn engine_for(sandbox: &Sandbox, ax: Box<dyn Accessibility>, ocr: Box<dyn Ocr>) -> Engine {
+    let mut launch = LaunchEnv::new(sandbox.env(), sandbox.root().join("browser"));
+    launch.removed = REMOVED_ENV.iter().map(|s| s.to_string()).collect();
+    let desktop = X11Desktop::connect(X11Options::new(sandbox.display(), launch), ax, ocr).expect("connects");
+    let mut engine = Engine::new(desktop, Config { vision: Vision::Capable, ..Config::default() });
+    engine.begin_turn(Turn { id: "sources".into(), intent: "check my settings".into(), mode: Mode::Interactive });
+    engine
+}
+
+fn find<'a>(o: &'a Outcome, role: &str, label: &str) -> Option<&'a handrail_core::Element> {
+    o.observation.as_ref()?.elements.iter().find(|e| e.role.as_str() == role && e.label == label)
+}
+
+/// Bounding box of the pixels of one exact colour in a capture (screen coordinates).
+fn colour_box(screen: &dyn Screen, bgr: [u8; 3]) -> Option<Rect> {
+    let frame = screen.capture(None, None).ok()?;
+    let (mut x0, mut y0, mut x1, mut y1) = (u32::MAX, u32::MAX, 0, 0);
+    for y in 0..frame.size.height {
+        for (x, px) in frame.row(y).chunks_exact(4).enumerate() {
+            if px[..3] == bgr {
+                let x = x as u32;
+                (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
+            }
+        }
+    }
+    (x0 <= x1).then(|| Rect::new(x0 as i32, y0 as i32, x1 - x0 + 1, y1 - y0 + 1))
+}
+
+fn words(s: &str) -> Vec<String> {
+    s.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(|w| w.to_lowercase()).collect()
+}
+
+#[test]
+fn a_real_page_through_both_sources() {
+    let sandbox = Sandbox::start(SandboxOptions { parent_death_signal: false, ..SandboxOptions::default() })
+        .expect("sandbox starts");
+    let ocr = handrail_ocr::TesseractOcr::new(handrail_ocr::TesseractConfig::default());
+    assert!(ocr.available(), "Tesseract is installed: {:?}", ocr.unavailable_reason());
+    let mut engine =
+        engine_for(&sandbox, Box::new(handrail_atspi::AtspiSource::new(sandbox.bus_address())), Box::new(ocr));
+    let url = serve(PAGE);
+    let o = engine.call_args(&raw(&[("action", "open_url"), ("url", &url), ("expect", "window:Account settings")]));
+    assert_eq!(o.tag(), "[ok+verified]", "{}", o.text());
+
+    // The page's tree arrives a moment after its window: observe until the form is listed (bounded).
+    let mut seen = None;
+    for _ in 0..20 {
+        let o = engine.call_args(&raw(&[("action", "see")]));
+        if find(&o, "button", "Delete account").is_some() && find(&o, "entry", "Email").is_some() {
+            seen = Some(o);
+            break;
+        }
+    }
+    let see = seen.expect("the form reached the accessibility tree");
+    let text = see.text();
+    assert!(text.contains("ax=ok ocr=ok"), "{text}");
+
+    // Roles and labels; the password field is secure and its value never appears.
+    let password = find(&see, "password_entry", "Password").expect("password field listed");
+    assert!(password.states.contains(handrail_platform::States::SECURE));
+    assert!(password.value.is_none());
+    assert!(!text.contains(SECRET) && !handrail_wire::encode_outcome(&see).to_string().contains(SECRET));
+    assert_eq!(find(&see, "entry", "Email").and_then(|e| e.value.clone()).as_deref(), Some("ada@example.com"));
+
+    // Bounds within a few pixels of the truth: the button is the only magenta thing on screen.
+    let screen = handrail_x11::capture::X11Screen::new(handrail_x11::Conn::open(&sandbox.display()).expect("conn"))
+        .expect("screen");
+    let truth = colour_box(&screen, [0xFF, 0x00, 0xFF]).expect("the magenta button is on screen");
+    let listed = find(&see, "button", "Delete account").expect("button listed").bounds;
+    for (a, b) in [
+        (listed.x, truth.x),
+        (listed.y, truth.y),
+        (listed.right() as i32, truth.right() as i32),
+        (listed.bottom() as i32, truth.bottom() as i32),
+    ] {
+        assert!((a - b).abs() <= 3, "bounds {listed} vs truth {truth}");
+    }
+
+    // Focus follows a click.
+    let email = find(&see, "entry", "Email").expect("email").id.to_string();
+    let obs = see.observation.as_ref().map(|o| o.id.to_string()).expect("obs");
+    let o = engine.call_args(&raw(&[
+        ("action", "click"),
+        ("observation_id", &obs),
+        ("element_id", &email),
+        ("expect", "focus:Email"),
+    ]));
+    assert_eq!(o.tag(), "[ok+verified]", "{}", o.text());
+
+    // Text with no accessibility at all (drawn on a canvas) is still an element, found by OCR, and
+    // clicking it works.
+    let o = engine.call_args(&raw(&[("action", "see")]));
+    let launch = o
+        .observation
+        .as_ref()
+        .and_then(|obs| obs.elements.iter().find(|e| e.label == "Launch"))
+        .unwrap_or_else(|| panic!("OCR lists the canvas text: {}", o.text()));
+    assert_eq!(launch.source.as_str(), "ocr");
+    let o = engine.call_args(&raw(&[("action", "click"), ("target_text", "Launch"), ("expect", "text:Launched")]));
+    assert_eq!(o.tag(), "[ok+verified]", "{}", o.text());
+    drop(engine);
+
+    // OCR alone (accessibility off) recovers the paragraphs.
+    let ocr = handrail_ocr::TesseractOcr::new(handrail_ocr::TesseractConfig::default());
+    let mut blind = engine_for(&sandbox, Box::new(NoAccessibility), Box::new(ocr));
+    let o = blind.call_args(&raw(&[("action", "see")]));
+    assert_eq!(o.status, Status::Ok);
+    let read: Vec<String> = o.observation.as_ref().expect("obs").elements.iter().map(|e| e.label.clone()).collect();
+    let all = read.join(" ");
+    let found = words(&all);
+    let expected = words(ENGLISH);
+    let hits = expected.iter().filter(|w| found.contains(w)).count();
+    assert!(hits * 100 >= expected.len() * 95, "English recall {hits}/{}: {all}", expected.len());
+    let squashed: String = all.chars().filter(|c| !c.is_whitespace()).collect();
+    let thai: Vec<char> = THAI.chars().filter(|c| !c.is_whitespace()).collect();
+    // Thai recall by characters in order (longest common subsequence would be stricter; a sliding
+    // check of each word is enough to show the words come back joined).
+    let thai_words = ["ภาษาไทย", "สวยงาม", "หนังสือ", "ทุกวัน"];
+    let thai_hits = thai_words.iter().filter(|w| squashed.contains(*w)).count();
+    assert!(
+        thai_hits == thai_words.len(),
+        "Thai words {thai_hits}/{} in: {all} ({} chars expected)",
+        thai_words.len(),
+        thai.len()
+    );
+    assert!(!all.contains(SECRET));
+    drop(blind);
+    sandbox.stop().expect("clean teardown");
+}
