@@ -931,11 +931,15 @@ fn observe(
     let t1 = clock.now();
     let ax: AxSnapshot = desktop.accessibility.snapshot(&config.ax_limits);
     let front = desktop.windows.frontmost().ok().flatten();
+    let scale = frame.scale();
+    let geo = Geometry { image: frame.size, scale };
     let (lines, ocr) = if !config.ocr {
         (Vec::new(), OcrHealth::Off)
     } else if !desktop.ocr.available() {
         (Vec::new(), OcrHealth::Unavailable)
     } else {
+        // Text the accessibility tree already gives need not be read twice.
+        desktop.ocr.skip_regions(&ax_text_regions(&merge(&ax, &[], geo).elements));
         match desktop.ocr.recognize(&frame, None) {
             Ok(lines) => (lines, OcrHealth::Ok),
             Err(e) => {
@@ -944,8 +948,6 @@ fn observe(
             }
         }
     };
-    let scale = frame.scale();
-    let geo = Geometry { image: frame.size, scale };
     let mut merged = merge(&ax, &lines, geo);
     tracker.assign(&mut merged.elements);
     let thumbnail = Thumbnail::of(&frame);
@@ -997,6 +999,35 @@ fn settled_on(expect: &Expect, outcome: &ExpectOutcome) -> bool {
         ExpectOutcome::NotMet { .. } => false,
         ExpectOutcome::Unknown { .. } => expect.kind != ExpectKind::Text,
     }
+}
+
+/// Bounds of elements whose accessible label is the text they show (static text, buttons, links, menu
+/// items…): OCR need not read those again. Inputs are left to OCR (their text is content), and so are
+/// containers and anything unnamed.
+fn ax_text_regions(elements: &[Element]) -> Vec<Rect> {
+    use handrail_platform::Role;
+    elements
+        .iter()
+        .filter(|e| !e.label.trim().is_empty() && !e.is_secure())
+        .filter(|e| {
+            matches!(
+                e.role,
+                Role::Text
+                    | Role::Heading
+                    | Role::Button
+                    | Role::ToggleButton
+                    | Role::Link
+                    | Role::MenuItem
+                    | Role::Menu
+                    | Role::Tab
+                    | Role::ListItem
+                    | Role::Checkbox
+                    | Role::RadioButton
+                    | Role::Cell
+            )
+        })
+        .map(|e| e.bounds)
+        .collect()
 }
 
 /// Checks an expectation against an observation.

@@ -826,6 +826,10 @@ impl Ocr for TesseractOcr {
     fn recognize(&self, frame: &Frame, region: Option<Rect>) -> Result<Vec<OcrLine>, PlatformError> {
         self.run(frame, region, true).map_err(PlatformError::from)
     }
+
+    fn skip_regions(&self, regions: &[Rect]) {
+        self.set_skip_regions(regions.to_vec());
+    }
 }
 
 #[cfg(test)]

@@ -141,6 +141,10 @@ pub trait Ocr: Send {
     fn available(&self) -> bool;
     /// Text lines inside `region` of `frame` (the whole frame when `None`), in the frame's coordinates.
     fn recognize(&self, frame: &Frame, region: Option<Rect>) -> Result<Vec<OcrLine>, PlatformError>;
+
+    /// Regions (frame coordinates) whose text is already known from elsewhere — the accessibility tree
+    /// — and need not be read again. A hint: an engine may ignore it. Applies to later `recognize` calls.
+    fn skip_regions(&self, _regions: &[Rect]) {}
 }
 
 /// Turns a frame into image bytes for the model.

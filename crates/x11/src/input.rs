@@ -104,13 +104,14 @@ const MAX_TEXT_CHARS: usize = 100_000;
 /// How `type_text` produces text (see module docs for the measurements).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum TypingStrategy {
-    /// Keyboard characters as keys, other runs pasted (typed through borrowed keycodes in terminals).
+    /// Keyboard characters as keys, other runs pasted (typed through borrowed keycodes where ctrl+v is not
+    /// paste: terminals, Emacs, Vim).
     #[default]
     Auto,
     /// Everything as key events, borrowing spare keycodes for characters the keyboard lacks.
     Keys,
-    /// Everything but newlines and tabs pasted (CLIPBOARD and ctrl+v; PRIMARY too and shift+Insert in
-    /// terminals).
+    /// Everything but newlines and tabs pasted (CLIPBOARD and ctrl+v; PRIMARY too and shift+Insert where
+    /// ctrl+v is not paste).
     Clipboard,
 }
 
@@ -566,8 +567,9 @@ impl X11Input {
         Ok(())
     }
 
-    fn physical_button(&self, logical: u8) -> u8 {
-        lock(&self.state).buttons.get(usize::from(logical)).copied().unwrap_or(logical)
+    /// The physical button to press for `logical` (the pointer mapping may swap buttons).
+    fn physical_button(&self, logical: u8) -> Result<u8, X11Error> {
+        Ok(self.state()?.buttons.get(usize::from(logical)).copied().unwrap_or(logical))
     }
 
     /// Presses `button` (the pointer is at `at`) and returns once the pointer is live again.
@@ -620,17 +622,18 @@ impl X11Input {
         held.stroke(stroke, st.keymap.shift_keycode())
     }
 
-    /// Pastes `run` into `focus` through the clipboard; in a terminal through PRIMARY and CLIPBOARD with
-    /// shift+Insert.
+    /// Pastes `run` into `focus` through CLIPBOARD and ctrl+v; where ctrl+v is not paste, through
+    /// shift+Insert, the traditional X paste key, with the text on both PRIMARY (what xterm pastes) and
+    /// CLIPBOARD (what most others paste).
     fn type_paste(
         &self,
         st: &mut State,
         run: &str,
         focus: Option<Window>,
-        terminal: bool,
+        no_ctrl_v: bool,
         call_start: Instant,
     ) -> Result<(), PlatformError> {
-        let (combo_mods, key_ks, selections): (Modifiers, Keysym, Vec<Atom>) = if terminal {
+        let (combo_mods, key_ks, selections): (Modifiers, Keysym, Vec<Atom>) = if no_ctrl_v {
             let m = Modifiers { shift: true, ..Modifiers::default() };
             (m, keysym::INSERT, vec![AtomEnum::PRIMARY.into(), self.clipboard.clipboard_atom()])
         } else {
@@ -680,7 +683,7 @@ impl X11Input {
 
     /// Whether ctrl+v in `window` (or the client window above it) is something other than paste: a
     /// terminal emulator or an editor in [`NO_CTRL_V_CLASSES`], by its `WM_CLASS`.
-    fn is_terminal(&self, window: Window) -> bool {
+    fn ctrl_v_is_not_paste(&self, window: Window) -> bool {
         match self.class_of(window) {
             Ok(Some(class)) => {
                 let lower = class.to_lowercase();
@@ -730,7 +733,7 @@ impl X11Input {
                 None
             }
         };
-        let terminal = strategy != TypingStrategy::Keys && focus.is_some_and(|w| self.is_terminal(w));
+        let no_ctrl_v = strategy != TypingStrategy::Keys && focus.is_some_and(|w| self.ctrl_v_is_not_paste(w));
         let caps = self.caps_lock_on(&st)?;
         let mut held = Held::new(self.c());
         if let Some(kc) = caps {
@@ -744,7 +747,7 @@ impl X11Input {
                     let by_keys = match strategy {
                         TypingStrategy::Keys => true,
                         TypingStrategy::Clipboard => false,
-                        TypingStrategy::Auto => terminal || run.chars().all(|c| Self::native(&st, c)),
+                        TypingStrategy::Auto => no_ctrl_v || run.chars().all(|c| Self::native(&st, c)),
                     };
                     if by_keys {
                         self.type_keys(&mut st, &mut held, run, call_start).map_err(PlatformError::from)
@@ -752,7 +755,7 @@ impl X11Input {
                         // Keys typed so far leave before the paste keystroke (same connection, so they
                         // stay in order once flushed).
                         match held.release_all() {
-                            Ok(()) => self.type_paste(&mut st, run, focus, terminal, call_start),
+                            Ok(()) => self.type_paste(&mut st, run, focus, no_ctrl_v, call_start),
                             Err(e) => Err(e.into()),
                         }
                     }
@@ -807,7 +810,7 @@ impl Input for X11Input {
             return Err(PlatformError::Invalid(format!("click count {count}: use 1, 2 (double) or 3 (triple)")));
         }
         self.check_point(at)?;
-        let b = self.physical_button(button_number(button));
+        let b = self.physical_button(button_number(button))?;
         self.moved(at)?;
         let mut held = Held::new(self.c());
         for i in 0..count {
@@ -826,7 +829,7 @@ impl Input for X11Input {
     fn drag(&self, from: Point, to: Point) -> Result<(), PlatformError> {
         self.check_point(from)?;
         self.check_point(to)?;
-        let b = self.physical_button(1);
+        let b = self.physical_button(1)?;
         self.moved(from)?;
         let mut held = Held::new(self.c());
         self.press_live(&mut held, b, from)?;
@@ -849,13 +852,15 @@ impl Input for X11Input {
             self.check_point(p)?;
             self.moved(p)?;
         }
+        // No freeze probe here: window managers do not grab the bare wheel (openbox binds it only with
+        // modifiers), and each notch is a complete press and release.
         let logical = match direction {
             ScrollDirection::Up => 4,
             ScrollDirection::Down => 5,
             ScrollDirection::Left => 6,
             ScrollDirection::Right => 7,
         };
-        let b = self.physical_button(logical);
+        let b = self.physical_button(logical)?;
         let mut held = Held::new(self.c());
         for _ in 0..notches.min(1000) {
             held.tap(Down::Button(b))?;
