@@ -42,6 +42,41 @@ pub struct RawArgs {
     pub expect: Option<String>,
 }
 
+impl RawArgs {
+    /// Builds arguments from `name=value` pairs, as a command line or a test script writes them:
+    /// `amount` is parsed as an integer and `region` as comma-separated integers. Unknown names and
+    /// unparsable numbers are errors naming the pair.
+    pub fn from_pairs(pairs: &[(&str, &str)]) -> Result<RawArgs, String> {
+        let mut a = RawArgs::default();
+        for (name, value) in pairs {
+            let s = Some((*value).to_string());
+            match *name {
+                "action" => a.action = s,
+                "observation_id" => a.observation_id = s,
+                "element_id" => a.element_id = s,
+                "target_text" => a.target_text = s,
+                "to_element_id" => a.to_element_id = s,
+                "to_target_text" => a.to_target_text = s,
+                "text" => a.text = s,
+                "keys" => a.keys = s,
+                "direction" => a.direction = s,
+                "app" => a.app = s,
+                "url" => a.url = s,
+                "expect" => a.expect = s,
+                "amount" => {
+                    a.amount = Some(value.trim().parse().map_err(|_| format!("amount={value} is not an integer"))?)
+                }
+                "region" => {
+                    let numbers: Result<Vec<i64>, _> = value.split(',').map(|n| n.trim().parse::<i64>()).collect();
+                    a.region = Some(numbers.map_err(|_| format!("region={value} is not x,y,width,height"))?);
+                }
+                other => return Err(format!("unknown parameter {other:?}")),
+            }
+        }
+        Ok(a)
+    }
+}
+
 /// The action names of the contract.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ActionKind {
@@ -642,6 +677,16 @@ mod tests {
             Request::from_args(&a).map(|r| r.command),
             Ok(Command::Inspect(InspectSubject::Region(Rect::new(5, 6, 7, 8))))
         );
+    }
+
+    #[test]
+    fn pairs_build_arguments() {
+        let a = RawArgs::from_pairs(&[("action", "scroll"), ("amount", "4"), ("direction", "up")]).expect("valid");
+        assert_eq!((a.amount, a.direction.as_deref()), (Some(4), Some("up")));
+        let a = RawArgs::from_pairs(&[("region", "1, 2,3,4")]).expect("valid");
+        assert_eq!(a.region, Some(vec![1, 2, 3, 4]));
+        assert!(RawArgs::from_pairs(&[("colour", "red")]).is_err());
+        assert!(RawArgs::from_pairs(&[("amount", "many")]).is_err());
     }
 
     #[test]

@@ -14,20 +14,7 @@ use handrail_x11::windows::LaunchEnv;
 use handrail_x11::{X11Desktop, X11Options};
 
 fn args(pairs: &[(&str, &str)]) -> RawArgs {
-    let mut a = RawArgs::default();
-    for (k, v) in pairs {
-        let s = Some(v.to_string());
-        match *k {
-            "action" => a.action = s,
-            "text" => a.text = s,
-            "keys" => a.keys = s,
-            "app" => a.app = s,
-            "url" => a.url = s,
-            "expect" => a.expect = s,
-            other => panic!("unknown test parameter {other}"),
-        }
-    }
-    a
+    RawArgs::from_pairs(pairs).unwrap_or_else(|e| panic!("bad test arguments: {e}"))
 }
 
 struct ProbeApp {

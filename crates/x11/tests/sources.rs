@@ -39,20 +39,7 @@ fn serve(page: &'static str) -> String {
 }
 
 fn raw(pairs: &[(&str, &str)]) -> RawArgs {
-    let mut a = RawArgs::default();
-    for (k, v) in pairs {
-        let s = Some(v.to_string());
-        match *k {
-            "action" => a.action = s,
-            "observation_id" => a.observation_id = s,
-            "element_id" => a.element_id = s,
-            "target_text" => a.target_text = s,
-            "url" => a.url = s,
-            "expect" => a.expect = s,
-            other => panic!("unknown parameter {other}"),
-        }
-    }
-    a
+    RawArgs::from_pairs(pairs).unwrap_or_else(|e| panic!("bad test arguments: {e}"))
 }
 
 fn engine_for(sandbox: &Sandbox, ax: Box<dyn Accessibility>, ocr: Box<dyn Ocr>) -> Engine {

@@ -7,30 +7,9 @@ use handrail_core::{Config, Engine, Mode, Outcome, RawArgs, Turn, Vision};
 use handrail_platform::{Rect, Size};
 use handrail_sim::{Reaction, SimDesktop, Widget, WidgetId, WindowId, WindowSpec};
 
-/// Builds raw arguments from name/value pairs (`amount` and `region` parsed from text).
+/// Builds raw arguments from name/value pairs.
 pub fn args(pairs: &[(&str, &str)]) -> RawArgs {
-    let mut a = RawArgs::default();
-    for (k, v) in pairs {
-        let s = Some(v.to_string());
-        match *k {
-            "action" => a.action = s,
-            "observation_id" => a.observation_id = s,
-            "element_id" => a.element_id = s,
-            "target_text" => a.target_text = s,
-            "to_element_id" => a.to_element_id = s,
-            "to_target_text" => a.to_target_text = s,
-            "text" => a.text = s,
-            "keys" => a.keys = s,
-            "direction" => a.direction = s,
-            "amount" => a.amount = v.parse().ok(),
-            "region" => a.region = Some(v.split(',').filter_map(|n| n.trim().parse().ok()).collect()),
-            "app" => a.app = s,
-            "url" => a.url = s,
-            "expect" => a.expect = s,
-            other => panic!("unknown test parameter {other}"),
-        }
-    }
-    a
+    RawArgs::from_pairs(pairs).unwrap_or_else(|e| panic!("bad test arguments: {e}"))
 }
 
 pub struct Fx {
