@@ -1,15 +1,15 @@
 //! Input through XTEST: pointer motion, clicks, wheel, drags, key combinations and text of any script.
 //!
 //! # Guarantees
-//! - Nothing stays pressed: every press goes through a guard ([`Held`]) whose `Drop` releases what is
+//! - Nothing stays pressed: every press goes through a guard (`Held`) whose `Drop` releases what is
 //!   still down, in reverse order, on success, error and panic alike. Creating an [`X11Input`] releases
 //!   modifiers and buttons a previous crash may have left down.
 //! - Every call ends with a round trip, so when it returns the server has generated every event and a
 //!   capture or settle watch started afterwards sees their effect, not the state before them.
 //!
 //! # Keys
-//! Canonical key names ([`handrail_platform::KeyCombo`]) map to keysyms ([`keysym`]), keysyms to
-//! keycodes through a cached GetKeyboardMapping ([`keymap`]). The cache is reloaded when the server
+//! Canonical key names ([`handrail_platform::KeyCombo`]) map to keysyms (`keysym` submodule), keysyms to
+//! keycodes through a cached GetKeyboardMapping (`keymap` submodule). The cache is reloaded when the server
 //! announces a mapping change (MappingNotify, watched by the selection thread's connection) or when a
 //! lookup misses. A keysym the keyboard lacks is put on a spare (empty) keycode with
 //! ChangeKeyboardMapping. Borrowed keycodes are **not** returned right after the key event: clients
@@ -22,32 +22,33 @@
 //! `type_text` splits text at newlines (typed as Return) and tabs (Tab). Each remaining run is:
 //! - typed as key events when every character is on the keyboard (ASCII on any Latin layout): XTEST
 //!   events reach the application in order, so no pacing is needed;
-//! - otherwise **pasted** through the CLIPBOARD selection with ctrl+v ([`clipboard`]): the user's
-//!   clipboard is saved first, the paste completes when the focused application has fetched the text
+//! - otherwise **pasted** (`clipboard` submodule): CLIPBOARD and ctrl+v, or in terminals (by `WM_CLASS`
+//!   of the active window; ctrl+v is `^V` there) PRIMARY and CLIPBOARD and shift+Insert. The user's
+//!   selections are saved first, the paste completes when the focused application has fetched the text
 //!   and gone quiet (a wait on its requests, not a sleep), then the previous content is given back;
-//! - except where ctrl+v is not paste (terminals, Emacs, Vim; by `WM_CLASS` of the active window), where
-//!   such runs are typed through borrowed keycodes.
+//! - in editors with no dependable paste key (Emacs, Vim) such runs are typed through borrowed keycodes.
 //!
 //! Measured with `cargo bench -p handrail-x11 --bench typing` on this project's 2-core machine (Xvfb
-//! 1280x800, openbox, other builds running), 20 runs per cell, exact readback (fresh handrail input per
-//! run, so every keycode borrow starts cold):
+//! 1280x800, openbox, other builds running), two runs of 20 per cell, exact readback, a fresh handrail
+//! input per run so every keycode borrow starts cold (ranges are over the two runs):
 //!
 //! | app, text | keys (borrowed keycodes) | clipboard | xdotool type (12 ms) | xdotool --delay 0 |
 //! |---|---|---|---|---|
-//! | GTK entry, English 11 / 50 | 20/20, 0.5 / 1.3 ms | 20/20, 44 ms | 20/20, 84 / 350 ms | 20/20, 9 / 20 ms |
-//! | GTK entry, Thai / CJK / emoji | 20/20, 1.6–2.7 ms | 20/20, 44 ms | 6, 13, 19 of 20 | 0/20 each |
-//! | GTK entry, 38 distinct CJK+Korean | **19/20**, 63 ms | 20/20, 45 ms | 7/20 | 0/20 |
-//! | Chromium input, Thai / CJK / emoji | 20/20, 0.4–1.5 ms | 20/20, 47–49 ms | 16, 20, 20 of 20 | 0, 0, 7 of 20 |
-//! | Chromium input, 38 distinct | **15/20**, 63 ms | 20/20, 49 ms | 12/20 | 0/20 |
-//! | xterm `cat`, Thai / emoji | 20/20, 3.7 / 0.4 ms | — | 8, 15 of 20 | 0/20 |
+//! | GTK entry, English 11 / 50 | 20/20, 0.5 / 1.3 ms | 20/20, 44–46 ms | 20/20, 79 / 337 ms | 20/20, 8 / 15 ms |
+//! | GTK entry, Thai / CJK / emoji | 20/20, 1.6–4.7 ms | 20/20, 43 ms | 6–14, 13–16, 19–20 | 0/20 each |
+//! | GTK entry, 38 distinct CJK+Korean | **18–19/20**, 63 ms | 20/20, 44 ms | 7–18 of 20 | 0/20 |
+//! | Chromium input, Thai / CJK / emoji | 20/20, 0.4–1.5 ms | 20/20, 47–51 ms | 16–18, 20, 20 | 0, 0, 5–7 |
+//! | Chromium input, 38 distinct | **15–17/20**, 62 ms | 20/20, 49 ms | 12–16 of 20 | 0/20 |
+//! | xterm `cat`, Thai / emoji | 20/20, 1.8–3.7 / 0.5 ms | 20/20 (shift+Insert), 42 ms | 8–9, 15 of 20 | 0/20 |
 //!
 //! Borrowed keycodes are exact as long as no keycode has to be re-pointed at another character within
 //! the application's reaction time; Xvfb has 18 spare keycodes, so text with more distinct characters
-//! than that fails now and then even with [`BORROW_REUSE_GAP`] pacing, and every remap makes every X
-//! client and the window manager reload the keyboard mapping. The clipboard was exact in every cell and
-//! costs ~45 ms ([`clipboard::PASTE_QUIET`] dominates), well under the engine's settle time. Hence the
-//! hybrid, which measured 20/20 in every cell above. [`TypingStrategy`] forces one path (the benchmark
-//! compares them).
+//! than that fails now and then even with [`BORROW_REUSE_GAP`] pacing. Worse, every remap makes every X
+//! client and the window manager reload the keyboard mapping: openbox burned ~1.1 s of CPU per Thai run
+//! (14 remaps) and ~2.3 s per 38-character run, against 2–4 ms for a paste (the bench's "WM cpu"
+//! column). The clipboard was exact in every cell and costs ~45 ms (`PASTE_QUIET` dominates), well
+//! under the engine's settle time. Hence the hybrid, which measured 20/20 in every cell.
+//! [`TypingStrategy`] forces one path (the benchmark compares them).
 
 mod clipboard;
 mod keymap;
@@ -104,14 +105,13 @@ const MAX_TEXT_CHARS: usize = 100_000;
 /// How `type_text` produces text (see module docs for the measurements).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum TypingStrategy {
-    /// Keyboard characters as keys, other runs pasted (typed through borrowed keycodes where ctrl+v is not
-    /// paste: terminals, Emacs, Vim).
+    /// Keyboard characters as keys, other runs pasted (typed through borrowed keycodes in Emacs and Vim).
     #[default]
     Auto,
     /// Everything as key events, borrowing spare keycodes for characters the keyboard lacks.
     Keys,
-    /// Everything but newlines and tabs pasted (CLIPBOARD and ctrl+v; PRIMARY too and shift+Insert where
-    /// ctrl+v is not paste).
+    /// Everything but newlines and tabs pasted (CLIPBOARD and ctrl+v; PRIMARY too and shift+Insert in
+    /// terminals, Emacs and Vim).
     Clipboard,
 }
 
@@ -129,13 +129,10 @@ impl Default for InputOptions {
     }
 }
 
-/// Window classes (`WM_CLASS`, either part, lower case) where ctrl+v is not paste: terminal emulators
-/// (`^V`, literal-next in shells; xterm pastes PRIMARY) and editors that bind it to something else
-/// (Emacs scrolls, Vim starts a visual block or inserts a literal).
-const NO_CTRL_V_CLASSES: &[&str] = &[
-    "emacs",
-    "gvim",
-    "vim",
+/// Window classes (`WM_CLASS`, either part, lower case) of terminal emulators. ctrl+v is not paste there
+/// (`^V` is literal-next in shells); shift+Insert is, with the text on PRIMARY (what xterm, urxvt, st,
+/// kitty and alacritty paste) and on CLIPBOARD.
+const TERMINAL_CLASSES: &[&str] = &[
     "xterm",
     "uxterm",
     "urxvt",
@@ -171,6 +168,21 @@ const NO_CTRL_V_CLASSES: &[&str] = &[
     "foot",
     "cool-retro-term",
 ];
+
+/// Window classes of editors with no dependable paste key (Emacs scrolls on ctrl+v, Vim starts a visual
+/// block or inserts a literal, and what shift+Insert does depends on the mode): they get keys only.
+const NO_PASTE_KEY_CLASSES: &[&str] = &["emacs", "gvim", "vim"];
+
+/// How text is pasted into the focused window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PasteKey {
+    /// ctrl+v with the text on CLIPBOARD: GTK, Qt, Chromium, Firefox, LibreOffice…
+    CtrlV,
+    /// shift+Insert with the text on PRIMARY and CLIPBOARD: terminals.
+    ShiftInsert,
+    /// No dependable paste key: type everything as keys.
+    None,
+}
 
 /// One spare keycode handrail may point at a keysym.
 #[derive(Debug, Clone, Copy)]
@@ -622,23 +634,25 @@ impl X11Input {
         held.stroke(stroke, st.keymap.shift_keycode())
     }
 
-    /// Pastes `run` into `focus` through CLIPBOARD and ctrl+v; where ctrl+v is not paste, through
-    /// shift+Insert, the traditional X paste key, with the text on both PRIMARY (what xterm pastes) and
-    /// CLIPBOARD (what most others paste).
+    /// Pastes `run` into `focus` with `paste_key` ([`PasteKey::None`], only reachable when the
+    /// Clipboard strategy is forced, pastes with shift+Insert, the traditional X paste key).
     fn type_paste(
         &self,
         st: &mut State,
         run: &str,
         focus: Option<Window>,
-        no_ctrl_v: bool,
+        paste_key: PasteKey,
         call_start: Instant,
     ) -> Result<(), PlatformError> {
-        let (combo_mods, key_ks, selections): (Modifiers, Keysym, Vec<Atom>) = if no_ctrl_v {
-            let m = Modifiers { shift: true, ..Modifiers::default() };
-            (m, keysym::INSERT, vec![AtomEnum::PRIMARY.into(), self.clipboard.clipboard_atom()])
-        } else {
-            let m = Modifiers { ctrl: true, ..Modifiers::default() };
-            (m, u32::from('v'), vec![self.clipboard.clipboard_atom()])
+        let (combo_mods, key_ks, selections): (Modifiers, Keysym, Vec<Atom>) = match paste_key {
+            PasteKey::CtrlV => {
+                let m = Modifiers { ctrl: true, ..Modifiers::default() };
+                (m, u32::from('v'), vec![self.clipboard.clipboard_atom()])
+            }
+            PasteKey::ShiftInsert | PasteKey::None => {
+                let m = Modifiers { shift: true, ..Modifiers::default() };
+                (m, keysym::INSERT, vec![AtomEnum::PRIMARY.into(), self.clipboard.clipboard_atom()])
+            }
         };
         let mods = st.keymap.modifier_keycodes_for(&combo_mods).map_err(PlatformError::Unavailable)?;
         let stroke = self.stroke_for(st, key_ks, None, call_start)?;
@@ -681,19 +695,23 @@ impl X11Input {
         Ok((window > 1 && window != self.conn.root).then_some(window))
     }
 
-    /// Whether ctrl+v in `window` (or the client window above it) is something other than paste: a
-    /// terminal emulator or an editor in [`NO_CTRL_V_CLASSES`], by its `WM_CLASS`.
-    fn ctrl_v_is_not_paste(&self, window: Window) -> bool {
-        match self.class_of(window) {
-            Ok(Some(class)) => {
-                let lower = class.to_lowercase();
-                lower.split('\0').any(|part| NO_CTRL_V_CLASSES.contains(&part))
-            }
-            Ok(None) => false,
+    /// The paste key of `window` (or the client window above it), by its `WM_CLASS`.
+    fn paste_key_for(&self, window: Window) -> PasteKey {
+        let class = match self.class_of(window) {
+            Ok(Some(class)) => class.to_lowercase(),
+            Ok(None) => return PasteKey::CtrlV,
             Err(e) => {
                 debug!("cannot read the focused window's class: {e}");
-                false
+                return PasteKey::CtrlV;
             }
+        };
+        let is = |list: &[&str]| class.split('\0').any(|part| list.contains(&part));
+        if is(TERMINAL_CLASSES) {
+            PasteKey::ShiftInsert
+        } else if is(NO_PASTE_KEY_CLASSES) {
+            PasteKey::None
+        } else {
+            PasteKey::CtrlV
         }
     }
 
@@ -733,7 +751,10 @@ impl X11Input {
                 None
             }
         };
-        let no_ctrl_v = strategy != TypingStrategy::Keys && focus.is_some_and(|w| self.ctrl_v_is_not_paste(w));
+        let paste_key = match (strategy, focus) {
+            (TypingStrategy::Keys, _) | (_, None) => PasteKey::CtrlV,
+            (_, Some(w)) => self.paste_key_for(w),
+        };
         let caps = self.caps_lock_on(&st)?;
         let mut held = Held::new(self.c());
         if let Some(kc) = caps {
@@ -747,7 +768,9 @@ impl X11Input {
                     let by_keys = match strategy {
                         TypingStrategy::Keys => true,
                         TypingStrategy::Clipboard => false,
-                        TypingStrategy::Auto => no_ctrl_v || run.chars().all(|c| Self::native(&st, c)),
+                        TypingStrategy::Auto => {
+                            paste_key == PasteKey::None || run.chars().all(|c| Self::native(&st, c))
+                        }
                     };
                     if by_keys {
                         self.type_keys(&mut st, &mut held, run, call_start).map_err(PlatformError::from)
@@ -755,7 +778,7 @@ impl X11Input {
                         // Keys typed so far leave before the paste keystroke (same connection, so they
                         // stay in order once flushed).
                         match held.release_all() {
-                            Ok(()) => self.type_paste(&mut st, run, focus, no_ctrl_v, call_start),
+                            Ok(()) => self.type_paste(&mut st, run, focus, paste_key, call_start),
                             Err(e) => Err(e.into()),
                         }
                     }

@@ -311,13 +311,29 @@ fn xterm_receives_ascii_exactly() {
     assert_nothing_pressed(d);
 }
 
+/// In a terminal, non-keyboard text is pasted with shift+Insert (ctrl+v would be `^V`).
 #[test]
-fn xterm_receives_thai_through_borrowed_keycodes() {
+fn xterm_receives_thai_and_emoji_exactly() {
     let (_g, d) = desk();
-    let file = temp_file(d, "xterm-thai.txt");
+    xterm_roundtrip(d, &d.input, "xterm-thai.txt", "สวัสดีครับ ภาษาไทย 👍 日本語\n");
+}
+
+/// The borrowed-keycode path (used in Emacs and Vim, and by the Keys strategy) types any script too.
+#[test]
+fn borrowed_keycodes_type_thai_and_emoji_into_a_terminal() {
+    let (_g, d) = desk();
+    let keys = X11Input::with_options(
+        Arc::clone(&d.conn),
+        InputOptions { typing: TypingStrategy::Keys, ..InputOptions::default() },
+    )
+    .expect("keys input");
+    xterm_roundtrip(d, &keys, "xterm-keys.txt", "สวัสดีครับ ภาษาไทย 👍\n");
+}
+
+fn xterm_roundtrip(d: &Desk, input: &X11Input, name: &str, text: &str) {
+    let file = temp_file(d, name);
     let app = xterm_cat(d, &file);
-    let text = "สวัสดีครับ ภาษาไทย 👍\n";
-    d.input.type_text(text).expect("type into xterm");
+    input.type_text(text).expect("type into xterm");
     key(d, "ctrl+d");
     let (code, _) = finish(app);
     assert_eq!(code, 0);

@@ -8,10 +8,12 @@
 //!
 //! [`Clipboard::paste`]: snapshot what the selection holds now (all its targets, fetched through
 //! ConvertSelection, unless we own it already), take the selection with the text, send the paste
-//! keystroke, **wait until the requestor has fetched a data target** (not a sleep), then restore: take
-//! the selection back with the saved content, or relinquish it if nobody owned it. If nobody asks for
-//! the text in time, the text stays on offer for [`LATE_PASTE_GRACE`] before the restore, so that a
-//! slow application pastes what was typed rather than the user's previous clipboard.
+//! keystroke, **wait until the focused application has fetched a data target and then made no request
+//! for [`PASTE_QUIET`]** (a wait on its requests, not a sleep; requests from other clients, such as
+//! clipboard managers, are served but do not count), then restore: take the selection back with the
+//! saved content, or relinquish it if nobody owned it. If nobody asks for the text in time, the text
+//! stays on offer for [`LATE_PASTE_GRACE`] before the restore, so that a slow application pastes what
+//! was typed rather than the user's previous clipboard.
 //!
 //! Limits: targets transferred incrementally (INCR, typically > 256 KiB) are not saved, and content we
 //! restored disappears when the [`Clipboard`] is dropped (as when any clipboard owner exits).
