@@ -29,23 +29,23 @@
 //! - in editors with no dependable paste key (Emacs, Vim) such runs are typed through borrowed keycodes.
 //!
 //! Measured with `cargo bench -p handrail-x11 --bench typing` on this project's 2-core machine (Xvfb
-//! 1280x800, openbox, other builds running), two runs of 20 per cell, exact readback, a fresh handrail
-//! input per run so every keycode borrow starts cold (ranges are over the two runs):
+//! 1280x800, openbox, other builds running), three runs of 20 per cell, exact readback, a fresh handrail
+//! input per run so every keycode borrow starts cold (ranges are over the runs; times are medians):
 //!
 //! | app, text | keys (borrowed keycodes) | clipboard | xdotool type (12 ms) | xdotool --delay 0 |
 //! |---|---|---|---|---|
-//! | GTK entry, English 11 / 50 | 20/20, 0.5 / 1.3 ms | 20/20, 44–46 ms | 20/20, 79 / 337 ms | 20/20, 8 / 15 ms |
-//! | GTK entry, Thai / CJK / emoji | 20/20, 1.6–4.7 ms | 20/20, 43 ms | 6–14, 13–16, 19–20 | 0/20 each |
-//! | GTK entry, 38 distinct CJK+Korean | **18–19/20**, 63 ms | 20/20, 44 ms | 7–18 of 20 | 0/20 |
-//! | Chromium input, Thai / CJK / emoji | 20/20, 0.4–1.5 ms | 20/20, 47–51 ms | 16–18, 20, 20 | 0, 0, 5–7 |
-//! | Chromium input, 38 distinct | **15–17/20**, 62 ms | 20/20, 49 ms | 12–16 of 20 | 0/20 |
-//! | xterm `cat`, Thai / emoji | 20/20, 1.8–3.7 / 0.5 ms | 20/20 (shift+Insert), 42 ms | 8–9, 15 of 20 | 0/20 |
+//! | GTK entry, English 11 / 50 | 20/20, 0.5 / 1.3 ms | 20/20, 43–46 ms | 20/20, 78 / 336 ms | 20/20, 7 / 15 ms |
+//! | GTK entry, Thai / CJK / emoji | 20/20, 1.1–4.7 ms | 20/20, 43 ms | 6–14, 13–16, 16–20 | 0/20 each |
+//! | GTK entry, 38 distinct CJK+Korean | **18–20/20**, 63 ms | 20/20, 43–45 ms | 7–18 of 20 | 0/20 |
+//! | Chromium input, Thai / CJK / emoji | 20/20, 0.4–1.5 ms | 20/20, 47–51 ms | 16–18, 19–20, 20 | 0, 0–2, 5–7 |
+//! | Chromium input, 38 distinct | **11–17/20**, 62 ms | 20/20, 49 ms | 11–16 of 20 | 0/20 |
+//! | xterm `cat`, Thai / emoji | 20/20, 1.8–3.7 / 0.5 ms | 20/20 (shift+Insert), 42 ms | 8–14, 14–15 | 0/20 |
 //!
 //! Borrowed keycodes are exact as long as no keycode has to be re-pointed at another character within
 //! the application's reaction time; Xvfb has 18 spare keycodes, so text with more distinct characters
 //! than that fails now and then even with [`BORROW_REUSE_GAP`] pacing. Worse, every remap makes every X
-//! client and the window manager reload the keyboard mapping: openbox burned ~1.1 s of CPU per Thai run
-//! (14 remaps) and ~2.3 s per 38-character run, against 2–4 ms for a paste (the bench's "WM cpu"
+//! client and the window manager reload the keyboard mapping: openbox burned 1.1–1.4 s of CPU per Thai
+//! run (14 remaps) and 2.3–2.6 s per 38-character run, against 2–4 ms for a paste (the bench's "WM cpu"
 //! column). The clipboard was exact in every cell and costs ~45 ms (`PASTE_QUIET` dominates), well
 //! under the engine's settle time. Hence the hybrid, which measured 20/20 in every cell.
 //! [`TypingStrategy`] forces one path (the benchmark compares them).
