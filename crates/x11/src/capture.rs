@@ -227,6 +227,8 @@ impl Screen for X11Screen {
     }
 
     fn capture(&self, area: Option<Rect>, max_size: Option<Size>) -> Result<Frame, PlatformError> {
+        // Every observation passes here: a cheap moment to drop events nobody reads on this connection.
+        self.conn.discard_events();
         let screen = self.screen_size()?;
         let whole = Rect::from_size(screen);
         let area = match area {

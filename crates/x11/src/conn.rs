@@ -32,7 +32,6 @@ x11rb::atom_manager! {
         _NET_SUPPORTING_WM_CHECK,
         _NET_CURRENT_DESKTOP,
         _NET_CLOSE_WINDOW,
-        HANDRAIL_SELECTION,
     }
 }
 
@@ -80,6 +79,13 @@ impl Conn {
     pub fn root_size(&self) -> Result<(u16, u16), X11Error> {
         let g = self.conn.get_geometry(self.root)?.reply()?;
         Ok((g.width, g.height))
+    }
+
+    /// Drops events queued on this connection. Nothing reads events here (event consumers own their
+    /// connections), but every client still receives some (MappingNotify after a keymap change), and
+    /// x11rb would otherwise keep them queued for the life of the connection.
+    pub fn discard_events(&self) {
+        while let Ok(Some(_)) = self.conn.poll_for_event() {}
     }
 
     pub fn flush(&self) -> Result<(), X11Error> {
