@@ -40,30 +40,10 @@ fn cpu_ms() -> f64 {
     tv(ru.ru_utime) + tv(ru.ru_stime)
 }
 
-/// Log records to stderr; `RUST_LOG=trace` shows every word Tesseract returned.
-struct Stderr;
-
-impl log::Log for Stderr {
-    fn enabled(&self, _: &log::Metadata) -> bool {
-        true
-    }
-    fn log(&self, r: &log::Record) {
-        eprintln!("[{}] {}", r.level(), r.args());
-    }
-    fn flush(&self) {}
-}
-
 fn main() -> Result<(), String> {
     handrail_ocr::ensure_thread_limit_or_reexec();
-    static LOGGER: Stderr = Stderr;
-    if log::set_logger(&LOGGER).is_ok() {
-        let level = match std::env::var("RUST_LOG").as_deref() {
-            Ok("trace") => log::LevelFilter::Trace,
-            Ok("debug") => log::LevelFilter::Debug,
-            _ => log::LevelFilter::Info,
-        };
-        log::set_max_level(level);
-    }
+    // `HANDRAIL_LOG=trace` shows every word Tesseract returned.
+    handrail_sandbox::log_to_stderr();
     let mut args = std::env::args().skip(1);
     let mut path = None;
     let mut config = TesseractConfig::default();

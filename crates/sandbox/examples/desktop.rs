@@ -6,30 +6,8 @@
 
 use handrail_sandbox::{run_inside, Sandbox, SandboxOptions};
 
-/// Minimal stderr logger (the crate only depends on the `log` facade).
-struct Stderr;
-
-impl log::Log for Stderr {
-    fn enabled(&self, m: &log::Metadata) -> bool {
-        m.level() <= log::max_level()
-    }
-    fn log(&self, r: &log::Record) {
-        if self.enabled(r.metadata()) {
-            eprintln!("[{} {}] {}", r.level(), r.target(), r.args());
-        }
-    }
-    fn flush(&self) {}
-}
-
-static LOGGER: Stderr = Stderr;
-
 fn main() {
-    let _ = log::set_logger(&LOGGER);
-    log::set_max_level(if std::env::var_os("DEBUG").is_some() {
-        log::LevelFilter::Debug
-    } else {
-        log::LevelFilter::Info
-    });
+    handrail_sandbox::log_to_stderr();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let code = match args.split_first() {
         Some((program, rest)) => match run_inside(SandboxOptions::default(), program, rest) {

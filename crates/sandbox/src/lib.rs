@@ -41,6 +41,7 @@
 //! Linux only (uses /proc, prctl, pidfd).
 
 mod error;
+mod log;
 mod procs;
 mod reaper;
 mod sandbox;
@@ -48,6 +49,7 @@ mod signals;
 mod x11;
 
 pub use error::SandboxError;
+pub use log::log_to_stderr;
 pub use procs::{marked_processes, MARKER_VAR};
 pub use sandbox::{run_inside, Sandbox, SandboxOptions, Shutdown, StartTimings, StopReport, REMOVED_ENV};
 pub use signals::{Caught, SignalWatcher, WATCHED_SIGNALS};

@@ -20,20 +20,7 @@ fn one_at_a_time() -> MutexGuard<'static, ()> {
 }
 
 fn init_log() {
-    struct Stderr;
-    impl log::Log for Stderr {
-        fn enabled(&self, _: &log::Metadata) -> bool {
-            true
-        }
-        fn log(&self, r: &log::Record) {
-            eprintln!("[{}] {}", r.level(), r.args());
-        }
-        fn flush(&self) {}
-    }
-    static LOGGER: Stderr = Stderr;
-    if log::set_logger(&LOGGER).is_ok() {
-        log::set_max_level(log::LevelFilter::Info);
-    }
+    handrail_sandbox::log_to_stderr();
 }
 
 /// Exists and is not a zombie.

@@ -38,22 +38,7 @@ fn desk() -> MutexGuard<'static, Desk> {
 }
 
 fn init_log() {
-    struct Stderr;
-    impl log::Log for Stderr {
-        fn enabled(&self, m: &log::Metadata) -> bool {
-            m.level() <= log::Level::Info
-        }
-        fn log(&self, r: &log::Record) {
-            if self.enabled(r.metadata()) {
-                eprintln!("[{} {}] {}", r.level(), r.target(), r.args());
-            }
-        }
-        fn flush(&self) {}
-    }
-    static LOGGER: Stderr = Stderr;
-    if log::set_logger(&LOGGER).is_ok() {
-        log::set_max_level(log::LevelFilter::Info);
-    }
+    handrail_sandbox::log_to_stderr();
 }
 
 /// A child process killed (by its own PID) when the test ends, pass or fail.

@@ -40,23 +40,7 @@ fn desk() -> MutexGuard<'static, Desk> {
 }
 
 fn init_log() {
-    struct Stderr;
-    impl log::Log for Stderr {
-        fn enabled(&self, m: &log::Metadata) -> bool {
-            m.level() <= log::max_level()
-        }
-        fn log(&self, r: &log::Record) {
-            if self.enabled(r.metadata()) {
-                eprintln!("[{} {}] {}", r.level(), r.target(), r.args());
-            }
-        }
-        fn flush(&self) {}
-    }
-    static LOGGER: Stderr = Stderr;
-    if log::set_logger(&LOGGER).is_ok() {
-        let debug = std::env::var_os("HANDRAIL_TEST_DEBUG").is_some();
-        log::set_max_level(if debug { log::LevelFilter::Debug } else { log::LevelFilter::Info });
-    }
+    handrail_sandbox::log_to_stderr();
 }
 
 /// A child process killed (by its own PID) when the test ends, pass or fail.

@@ -33,23 +33,7 @@ static DESK: OnceLock<Desk> = OnceLock::new();
 static TURN: Mutex<()> = Mutex::new(());
 
 fn init_log() {
-    struct Stderr;
-    impl log::Log for Stderr {
-        fn enabled(&self, m: &log::Metadata) -> bool {
-            m.level() <= log::max_level()
-        }
-        fn log(&self, r: &log::Record) {
-            if self.enabled(r.metadata()) {
-                eprintln!("[{} {}] {}", r.level(), r.target(), r.args());
-            }
-        }
-        fn flush(&self) {}
-    }
-    static LOGGER: Stderr = Stderr;
-    if log::set_logger(&LOGGER).is_ok() {
-        let debug = std::env::var("HANDRAIL_TEST_LOG").is_ok_and(|v| v == "debug");
-        log::set_max_level(if debug { log::LevelFilter::Debug } else { log::LevelFilter::Info });
-    }
+    handrail_sandbox::log_to_stderr();
 }
 
 /// A desktop entry that exercises Exec quoting and field codes: `\\"` in the file is `\"` after the

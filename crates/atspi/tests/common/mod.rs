@@ -13,27 +13,7 @@ use handrail_platform::{Accessibility, AxLimits, AxNode, AxSnapshot, Role};
 use handrail_sandbox::{Sandbox, SandboxOptions};
 
 pub fn init_log() {
-    struct Stderr;
-    impl log::Log for Stderr {
-        fn enabled(&self, m: &log::Metadata) -> bool {
-            m.level() <= log::max_level()
-        }
-        fn log(&self, r: &log::Record) {
-            if self.enabled(r.metadata()) {
-                eprintln!("[{} {}] {}", r.level(), r.target(), r.args());
-            }
-        }
-        fn flush(&self) {}
-    }
-    static LOGGER: Stderr = Stderr;
-    if log::set_logger(&LOGGER).is_ok() {
-        let level = match std::env::var("HANDRAIL_LOG").as_deref() {
-            Ok("debug") => log::LevelFilter::Debug,
-            Ok("trace") => log::LevelFilter::Trace,
-            _ => log::LevelFilter::Info,
-        };
-        log::set_max_level(level);
-    }
+    handrail_sandbox::log_to_stderr();
 }
 
 /// A sandbox desktop with accessibility. Test threads end after each test, so PR_SET_PDEATHSIG would kill

@@ -18,22 +18,7 @@ pub fn serial() -> MutexGuard<'static, ()> {
 }
 
 pub fn init_log() {
-    struct Stderr;
-    impl log::Log for Stderr {
-        fn enabled(&self, m: &log::Metadata) -> bool {
-            m.level() <= log::Level::Info
-        }
-        fn log(&self, r: &log::Record) {
-            if self.enabled(r.metadata()) {
-                eprintln!("[{}] {}", r.level(), r.args());
-            }
-        }
-        fn flush(&self) {}
-    }
-    static LOGGER: Stderr = Stderr;
-    if log::set_logger(&LOGGER).is_ok() {
-        log::set_max_level(log::LevelFilter::Info);
-    }
+    handrail_sandbox::log_to_stderr();
 }
 
 /// A 1280x800 desktop with a window manager and a light background (no accessibility bus: not needed).
