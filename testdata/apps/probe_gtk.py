@@ -71,7 +71,11 @@ def main():
 
     grid.attach(Gtk.Button(label="Does nothing"), 0, 4, 1, 1)
     delete = Gtk.Button(label="Delete account")
-    delete.connect("clicked", lambda _b: say("delete-clicked"))
+    def on_delete(_button):
+        status.set_text("status: account deleted")
+        say("delete-clicked")
+
+    delete.connect("clicked", on_delete)
     grid.attach(delete, 1, 4, 1, 1)
 
     store = Gtk.ListStore(str)

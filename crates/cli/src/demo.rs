@@ -17,12 +17,9 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use handrail_core::{Config, Engine, GuardDecision, Mode, Outcome, Status, Turn, Vision};
 use handrail_imaging::{encoder, ImageFormat};
-use handrail_platform::absent::NoOcr;
 use handrail_platform::{Rect, Size};
-use handrail_sandbox::{Sandbox, SandboxOptions, REMOVED_ENV};
+use handrail_sandbox::{Sandbox, SandboxOptions};
 use handrail_sim::{Reaction, SimDesktop, Widget, WindowSpec};
-use handrail_x11::windows::LaunchEnv;
-use handrail_x11::{X11Desktop, X11Options};
 use serde_json::json;
 
 /// The notes page of the real-desktop demo: labelled fields, a password field, a Save button that
@@ -54,7 +51,7 @@ const NOTES_PAGE: &str = r#"<!doctype html>
 "#;
 
 /// The notes app of the simulated demo.
-fn simulated_scene() -> SimDesktop {
+pub(crate) fn simulated_scene() -> SimDesktop {
     let sim = SimDesktop::new(Size::new(1280, 800));
     let win = sim.add_window(WindowSpec::new("Notes", "Notes").bounds(Rect::new(160, 90, 960, 620)));
     let status = sim.add_widget(win, Widget::text("Draft").at(190, 660, 200, 20));
@@ -199,23 +196,7 @@ fn serve_notes_page() -> Result<String> {
 fn run_on_sandbox(trace: &mut Trace<'_>) -> Result<()> {
     let sandbox = Sandbox::start(SandboxOptions::default()).context("starting the sandbox desktop")?;
     eprintln!("handrail demo: private desktop {} is up; working a notes page in Chromium", sandbox.display());
-    let mut launch = LaunchEnv::new(sandbox.env(), sandbox.root().join("browser"));
-    launch.removed = REMOVED_ENV.iter().map(|s| s.to_string()).collect();
-    launch.log_dir = Some(sandbox.root().join("logs"));
-    let ocr = handrail_ocr::TesseractOcr::new(handrail_ocr::TesseractConfig::default());
-    let ocr: Box<dyn handrail_platform::Ocr> = match ocr.unavailable_reason() {
-        None => Box::new(ocr),
-        Some(why) => {
-            eprintln!("handrail demo: OCR is unavailable ({why}); continuing with accessibility only");
-            Box::new(NoOcr)
-        }
-    };
-    let desktop = X11Desktop::connect(
-        X11Options::new(sandbox.display(), launch),
-        Box::new(handrail_atspi::AtspiSource::new(sandbox.bus_address())),
-        ocr,
-    )
-    .context("connecting to the sandbox desktop")?;
+    let desktop = crate::desktops::sandbox_desktop(&sandbox, "handrail demo")?;
     let mut engine = Engine::new(desktop, capable());
     begin(&mut engine);
 

@@ -1,7 +1,9 @@
 //! The `handrail` command.
 
 mod demo;
+mod desktops;
 mod sandbox;
+mod serve;
 
 use std::path::PathBuf;
 
@@ -42,6 +44,13 @@ enum Command {
     /// tears everything down when it exits, returning its exit code. Every process started is stopped,
     /// also when handrail itself is killed.
     Sandbox(sandbox::SandboxArgs),
+    /// Serve the `computer` and `read_image` tools over MCP (stdio by default, or streamable HTTP).
+    ///
+    /// The desktop is $DISPLAY, another --display, a private --sandbox, or the --simulated one. The
+    /// main model must be declared vision-capable (--vision yes, a known --model, or a
+    /// --model-endpoint that says so); otherwise every call answers `[unsupported]` and nothing is
+    /// touched. Hosts pass turns in request `_meta`: handrail/turn, handrail/intent, handrail/mode.
+    Serve(Box<serve::ServeArgs>),
 }
 
 /// Logs go to stderr: stdout is reserved for protocol traffic and results.
@@ -83,5 +92,6 @@ fn main() -> Result<std::process::ExitCode> {
     match cli.command {
         Command::Demo { trace, simulated } => demo::run(&trace, simulated).map(|()| std::process::ExitCode::SUCCESS),
         Command::Sandbox(args) => sandbox::run(args),
+        Command::Serve(args) => serve::run(*args).map(|()| std::process::ExitCode::SUCCESS),
     }
 }

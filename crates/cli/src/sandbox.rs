@@ -25,7 +25,7 @@ pub struct SandboxArgs {
     command: Vec<String>,
 }
 
-fn parse_size(s: &str) -> Result<(u32, u32), String> {
+pub(crate) fn parse_size(s: &str) -> Result<(u32, u32), String> {
     let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("expected WIDTHxHEIGHT, got {s:?}"))?;
     let parse = |v: &str| v.trim().parse::<u32>().map_err(|_| format!("{v:?} is not a number of pixels"));
     let size = (parse(w)?, parse(h)?);

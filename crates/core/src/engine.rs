@@ -201,6 +201,11 @@ impl Engine {
         self.confirm = Some(confirm);
     }
 
+    /// Nobody can be asked any more: destructive targets the intent does not back are refused.
+    pub fn clear_confirm(&mut self) {
+        self.confirm = None;
+    }
+
     pub fn config(&self) -> &Config {
         &self.config
     }
@@ -281,6 +286,15 @@ impl Engine {
                 bare(Status::Error, action, summary, Some(e.to_string()), self.latest_id())
             }
         }
+    }
+
+    /// The result for arguments an edge could not even decode (wrong JSON types, unknown names): the
+    /// capability gate still answers first, then the problem is reported as `[error]`.
+    pub fn refuse_arguments(&mut self, problem: &str) -> Outcome {
+        if let Some(refusal) = self.gate() {
+            return refusal;
+        }
+        bare(Status::Error, None, "call".to_string(), Some(problem.to_string()), self.latest_id())
     }
 
     /// Runs one validated call.
@@ -898,7 +912,10 @@ fn perform(desktop: &Desktop, request: &Request, aims: &[Aim], policy: &UrlPolic
             desktop.input.drag(need(first)?, need(to)?)
         }
         Command::Type { text, target } => {
-            if target.is_some() {
+            // A target that already has focus is typed into as it is: clicking it again would move
+            // the caret and drop a selection the agent just made (select all, then type to replace).
+            let focused = aims.first().is_some_and(|a| a.element.states.contains(handrail_platform::States::FOCUSED));
+            if target.is_some() && !focused {
                 desktop.input.click(need(first)?, MouseButton::Left, 1)?;
             }
             desktop.input.type_text(text)

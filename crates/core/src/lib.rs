@@ -11,6 +11,7 @@ pub mod identity;
 pub mod ids;
 pub mod keys;
 pub mod merge;
+pub mod models;
 pub mod observation;
 pub mod outcome;
 pub mod render;

@@ -180,6 +180,21 @@ fn typing_into_a_target_and_expect_outcomes() {
 }
 
 #[test]
+fn typing_into_the_focused_target_does_not_click_it_again() {
+    let (mut fx, ids) = Fx::form();
+    fx.see();
+    // Not focused yet: the target is clicked to focus it, then typed into.
+    fx.on("type", "Name", &[("text", "Ada")]);
+    assert!(fx.sim.calls().iter().any(|c| matches!(c, SimCall::Click { .. })));
+    // Now focused (a selection the agent made would sit there): typed into as it is.
+    fx.sim.clear_calls();
+    let o = fx.on("type", "Name", &[("text", " Lovelace")]);
+    assert_eq!(o.status, Status::Ok, "{}", o.text());
+    assert!(!fx.sim.calls().iter().any(|c| matches!(c, SimCall::Click { .. })), "{:?}", fx.sim.calls());
+    assert_eq!(fx.sim.widget(ids.name).value, "Ada Lovelace");
+}
+
+#[test]
 fn expect_waits_for_a_late_change_within_its_bound() {
     let (mut fx, _) = Fx::empty_with(|sim, win| {
         let status = sim.add_widget(win, Widget::text("Loading").at(130, 600, 200, 20));

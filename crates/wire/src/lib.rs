@@ -258,9 +258,134 @@ pub fn encode_outcome(o: &Outcome) -> Value {
     })
 }
 
+/// Civil date and time (UTC) of a Unix time in milliseconds, as RFC 3339: `2026-12-02T14:49:35.123Z`.
+pub fn rfc3339_utc(unix_ms: u64) -> String {
+    let secs = unix_ms / 1000;
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Howard Hinnant's days-from-civil inverse.
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        unix_ms % 1000
+    )
+}
+
+/// Who asked for a call, as the audit log records it.
+#[derive(Debug, Clone, Copy)]
+pub struct AuditContext<'a> {
+    pub unix_ms: u64,
+    pub turn: &'a str,
+    pub mode: &'a str,
+    /// The tool called: `computer` or `read_image`.
+    pub tool: &'a str,
+}
+
+/// A URL with any `user:password@` part replaced, so a refused credential URL never reaches a log.
+fn redact_url(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, rest)) => {
+            let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+            let (authority, tail) = rest.split_at(end);
+            match authority.rfind('@') {
+                Some(at) => format!("{scheme}://[redacted]@{}{tail}", &authority[at + 1..]),
+                None => url.to_string(),
+            }
+        }
+        None if url.contains('@') => "[redacted]".to_string(),
+        None => url.to_string(),
+    }
+}
+
+/// One line of the audit log for a `computer` call: when, which turn, what was asked and on what,
+/// the guard's decision, the verdict and the timings. Typed text is recorded by length only and URLs
+/// lose their credentials, so the log never holds a secret.
+pub fn audit_record(ctx: AuditContext<'_>, args: &RawArgs, outcome: &Outcome) -> Value {
+    let mut target = Map::new();
+    for (name, value) in [
+        ("observation_id", &args.observation_id),
+        ("element_id", &args.element_id),
+        ("target_text", &args.target_text),
+        ("to_element_id", &args.to_element_id),
+        ("to_target_text", &args.to_target_text),
+        ("keys", &args.keys),
+        ("direction", &args.direction),
+        ("app", &args.app),
+    ] {
+        if let Some(v) = value {
+            let clipped: String = v.chars().take(200).collect();
+            target.insert(name.into(), json!(clipped));
+        }
+    }
+    if let Some(url) = &args.url {
+        target.insert("url".into(), json!(redact_url(&url.chars().take(500).collect::<String>())));
+    }
+    if let Some(region) = &args.region {
+        target.insert("region".into(), json!(region.iter().take(8).collect::<Vec<_>>()));
+    }
+    if let Some(amount) = args.amount {
+        target.insert("amount".into(), json!(amount));
+    }
+    if let Some(text) = &args.text {
+        target.insert("text_chars".into(), json!(text.chars().count()));
+    }
+    let expect = outcome.expect.as_ref().map(|(e, result)| {
+        let result = match result {
+            ExpectOutcome::Verified => "verified",
+            ExpectOutcome::NotMet { .. } => "expectation_not_met",
+            ExpectOutcome::Unknown { .. } => "expect_unknown",
+        };
+        json!({"kind": e.kind.as_str(), "result": result})
+    });
+    json!({
+        "time": rfc3339_utc(ctx.unix_ms),
+        "turn": ctx.turn,
+        "mode": ctx.mode,
+        "tool": ctx.tool,
+        "action": outcome.action.map(|a| a.as_str()).or(args.action.as_deref().map(|a| if a.len() > 40 { "(invalid)" } else { a })),
+        "target": Value::Object(target),
+        "guard": guard(&outcome.guard),
+        "verdict": outcome.tag(),
+        "changed": outcome.changes.as_ref().map(|c| c.any()),
+        "expect": expect,
+        "observation": outcome.observation.as_ref().map(|o| o.id.to_string()),
+        "timings_ms": {
+            "capture": ms(outcome.timings.capture),
+            "settle": ms(outcome.timings.settle),
+            "observe": ms(outcome.timings.observe),
+            "encode": ms(outcome.timings.encode),
+            "total": ms(outcome.timings.total),
+        },
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn formats_utc_times() {
+        assert_eq!(rfc3339_utc(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(rfc3339_utc(951_782_400_000), "2000-02-29T00:00:00.000Z");
+        assert_eq!(rfc3339_utc(1_796_222_975_123), "2026-12-02T14:49:35.123Z");
+    }
+
+    #[test]
+    fn audit_urls_lose_credentials() {
+        assert_eq!(redact_url("https://bob:hunter2@example.com/x?y"), "https://[redacted]@example.com/x?y");
+        assert_eq!(redact_url("https://example.com/a@b"), "https://example.com/a@b");
+        assert_eq!(redact_url("bob:pw@host"), "[redacted]");
+    }
 
     #[test]
     fn decodes_the_contract_parameters() {

@@ -1,0 +1,404 @@
+//! The MCP server: tool listing, `computer` and `read_image` calls, turns from `_meta`, and asking the
+//! person (elicitation) about destructive targets the user's intent does not back.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use base64::Engine as _;
+use handrail_core::{Confirm, Outcome, Status, Vision};
+use handrail_wire::{decode_args, encode_outcome};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock as Content, ElicitRequest,
+    ElicitRequestParams, ElicitationAction, ElicitationSchema, Implementation, InputRequest, InputRequests,
+    InputRequiredResult, JsonObject, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
+    ServerConfig,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData, Peer, ServerHandler};
+use serde_json::{json, Value};
+
+use crate::desk::{unix_ms, Desk, TurnMeta};
+use crate::images::{read_image, ImageBook, ImageRoots};
+use crate::tools::{computer_tool, read_image_tool, COMPUTER, READ_IMAGE};
+
+const INSTRUCTIONS: &str = "\
+handrail gives you hands on a desktop through the `computer` tool: start with action=see, act on \
+elements by element_id + observation_id, add expect=… to have the result checked, and observe again \
+after [no_visible_change]. `read_image` shows image files and is separate from the screen. \
+Hosts: pass the turn in request _meta as handrail/turn (id), handrail/intent (the user's own words) \
+and handrail/mode (interactive or unattended); a new turn id resets observations and budgets.";
+
+/// The key of the one question an input-required result carries.
+const CONFIRM_KEY: &str = "confirm";
+/// The boolean the person sets to allow the action.
+const ALLOW_FIELD: &str = "allow";
+
+/// Settings of the server that are not the engine's.
+#[derive(Debug, Clone)]
+pub struct ServerOptions {
+    pub image_roots: ImageRoots,
+    /// How long to wait for the person to answer a question.
+    pub elicit_timeout: Duration,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        Self { image_roots: ImageRoots::new([]), elicit_timeout: Duration::from_secs(120) }
+    }
+}
+
+struct Shared {
+    desk: Desk,
+    vision: Vision,
+    options: ServerOptions,
+    images: Mutex<ImageBook>,
+    /// Questions awaiting an answer from clients on the stateless protocol, by request-state handle.
+    pending: Mutex<HashMap<String, String>>,
+    next_handle: Mutex<u64>,
+}
+
+/// One MCP server over one desktop. Cheap to clone: every session of every transport shares the
+/// desktop, the engine thread and its turns.
+#[derive(Clone)]
+pub struct HandrailServer {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for HandrailServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HandrailServer").finish_non_exhaustive()
+    }
+}
+
+impl HandrailServer {
+    /// `vision` must be what the engine was configured with (it also gates `read_image`).
+    pub fn new(desk: Desk, vision: Vision, options: ServerOptions) -> Self {
+        Self {
+            shared: Arc::new(Shared {
+                desk,
+                vision,
+                options,
+                images: Mutex::new(ImageBook::default()),
+                pending: Mutex::new(HashMap::new()),
+                next_handle: Mutex::new(0),
+            }),
+        }
+    }
+
+    /// Starts the engine thread for `engine` and a server over it.
+    pub fn start(
+        engine: handrail_core::Engine,
+        defaults: crate::desk::TurnDefaults,
+        audit: Option<crate::desk::AuditLog>,
+        options: ServerOptions,
+    ) -> std::io::Result<Self> {
+        let vision = engine.config().vision.clone();
+        let desk = Desk::start(engine, defaults, audit)?;
+        Ok(Self::new(desk, vision, options))
+    }
+
+    fn remember_question(&self, question: String) -> String {
+        let n = match self.shared.next_handle.lock() {
+            Ok(mut n) => {
+                *n += 1;
+                *n
+            }
+            Err(_) => 0,
+        };
+        // Unguessable enough that a client cannot answer a question it was not asked.
+        let handle = format!("confirm-{n}-{:x}", unix_ms().wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (n << 17));
+        if let Ok(mut pending) = self.shared.pending.lock() {
+            if pending.len() > 64 {
+                pending.clear();
+            }
+            pending.insert(handle.clone(), question);
+        }
+        handle
+    }
+
+    async fn computer(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let turn = turn_meta(&request, &context)?;
+        let args =
+            decode_args(&Value::Object(request.arguments.clone().unwrap_or_default())).map_err(|e| e.to_string());
+
+        let stateless = context.protocol_version().is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
+        let can_elicit = context
+            .client_capabilities()
+            .and_then(|c| c.elicitation)
+            .is_some_and(|e| e.form.is_some() || e.url.is_none());
+        let asked = Arc::new(Mutex::new(None));
+        let confirm: Option<Box<dyn Confirm>> = match (can_elicit, stateless) {
+            (false, _) => None,
+            (true, false) => Some(Box::new(AskPeer {
+                peer: context.peer.clone(),
+                runtime: tokio::runtime::Handle::current(),
+                timeout: self.shared.options.elicit_timeout,
+            })),
+            (true, true) => {
+                let answer = self.answer_from_retry(&request);
+                Some(Box::new(AskLater { answer, asked: asked.clone() }))
+            }
+        };
+
+        let ran = match self.shared.desk.call(turn, args, confirm).await {
+            Ok(Ok(ran)) => ran,
+            Ok(Err(meta)) => return Err(ErrorData::invalid_params(meta.to_string(), None)),
+            Err(gone) => return Err(ErrorData::internal_error(gone.to_string(), None)),
+        };
+
+        // Stateless protocol: the question goes back as an input-required result and the client
+        // retries the same call with the person's answer. Nothing was done in between.
+        let pending_question = asked.lock().ok().and_then(|mut q| q.take());
+        if let Some(question) = pending_question {
+            if ran.outcome.status == Status::Refused {
+                self.shared.desk.audit_call(&ran, Some("[input_required] asked the person"));
+                let handle = self.remember_question(question.clone());
+                let mut requests = InputRequests::new();
+                requests.insert(
+                    CONFIRM_KEY.to_string(),
+                    InputRequest::Elicitation(ElicitRequest::new(confirm_params(question))),
+                );
+                return Ok(CallToolResponse::InputRequired(InputRequiredResult::new(Some(requests), Some(handle))));
+            }
+        }
+        self.shared.desk.audit_call(&ran, None);
+        Ok(CallToolResponse::Complete(computer_result(&ran.outcome)))
+    }
+
+    /// The person's answer carried by a retried call, bound to the question it answers.
+    fn answer_from_retry(&self, request: &CallToolRequestParams) -> Option<(String, bool)> {
+        let handle = request.request_state.as_ref()?;
+        let question = self.shared.pending.lock().ok()?.remove(handle)?;
+        let response = request.input_responses.as_ref()?.get(CONFIRM_KEY)?;
+        Some((question, elicit_allows(response)))
+    }
+
+    async fn read_image(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        // The same turn rules apply, so a bad `_meta` is reported the same way.
+        let _ = turn_meta(&request, &context)?;
+        let turn = self.shared.desk.current_turn();
+        let args = request.arguments.unwrap_or_default();
+        let result = if self.shared.vision != Vision::Capable {
+            Err(("[unsupported] read_image requires a vision-capable model".to_string(), "unsupported"))
+        } else {
+            match args.iter().find(|(k, _)| k.as_str() != "path") {
+                Some((k, _)) => Err((
+                    format!(
+                        "[error] unknown parameter `{}`; read_image accepts: path",
+                        k.chars().take(40).collect::<String>()
+                    ),
+                    "error",
+                )),
+                None => match args.get("path") {
+                    Some(Value::String(path)) => match read_image(&self.shared.options.image_roots, path) {
+                        Ok(file) => Ok(file),
+                        Err(e) => Err((format!("[error] {e}"), "error")),
+                    },
+                    Some(_) => Err(("[error] `path` must be a string".to_string(), "error")),
+                    None => Err(("[error] `path` is required".to_string(), "error")),
+                },
+            }
+        };
+        let record = |verdict: &str, path: Option<String>| {
+            json!({
+                "time": handrail_wire::rfc3339_utc(unix_ms()),
+                "turn": turn.id,
+                "mode": turn.mode.as_str(),
+                "tool": READ_IMAGE,
+                "action": "read_image",
+                "target": {"path": path},
+                "verdict": verdict,
+            })
+        };
+        match result {
+            Ok(file) => {
+                let id = self.shared.images.lock().map(|mut b| b.next_id()).unwrap_or_else(|_| "img_0".into());
+                let path = file.path.display().to_string();
+                self.shared.desk.audit(&record("[ok]", Some(path.clone())));
+                let text = format!(
+                    "[ok] {id} {} {}x{} {} bytes — an image file, not the screen",
+                    handrail_core::render::quote_clipped(&path, 200),
+                    file.width,
+                    file.height,
+                    file.bytes.len()
+                );
+                let data = base64::engine::general_purpose::STANDARD.encode(&file.bytes);
+                let mut result = CallToolResult::success(vec![Content::text(text), Content::image(data, file.mime)]);
+                result.structured_content = Some(json!({
+                    "status": "ok", "image_id": id, "path": path, "mime": file.mime,
+                    "width": file.width, "height": file.height, "bytes": file.bytes.len(),
+                }));
+                Ok(CallToolResponse::Complete(result))
+            }
+            Err((text, status)) => {
+                let path = args.get("path").and_then(Value::as_str).map(|p| p.chars().take(300).collect());
+                self.shared.desk.audit(&record(&format!("[{status}]"), path));
+                let mut result = CallToolResult::error(vec![Content::text(text.clone())]);
+                result.structured_content = Some(json!({"status": status, "message": text}));
+                Ok(CallToolResponse::Complete(result))
+            }
+        }
+    }
+}
+
+/// The turn named by the request's `_meta` (rmcp hands it over in the context; some paths leave it in
+/// the params).
+fn turn_meta(request: &CallToolRequestParams, context: &RequestContext<RoleServer>) -> Result<TurnMeta, ErrorData> {
+    let from_context: &JsonObject = &context.meta.0 .0;
+    let meta = if from_context.keys().any(|k| k.starts_with("handrail/")) {
+        from_context
+    } else {
+        match request.meta.as_ref() {
+            Some(m) => &m.0 .0,
+            None => from_context,
+        }
+    };
+    TurnMeta::from_meta(meta).map_err(|e| ErrorData::invalid_params(e.to_string(), None))
+}
+
+fn confirm_schema() -> ElicitationSchema {
+    ElicitationSchema::builder()
+        .required_bool_property(ALLOW_FIELD, |b| {
+            b.title("Allow this action").description("Yes lets the agent go ahead; no refuses it.")
+        })
+        .build_unchecked()
+}
+
+fn confirm_params(question: String) -> ElicitRequestParams {
+    ElicitRequestParams::FormElicitationParams { meta: None, message: question, requested_schema: confirm_schema() }
+}
+
+/// Whether an elicitation answer (as JSON) allows the action: accepted with `allow: true`.
+fn elicit_allows(response: &Value) -> bool {
+    response.get("action").and_then(Value::as_str) == Some("accept")
+        && response.get("content").and_then(|c| c.get(ALLOW_FIELD)).and_then(Value::as_bool) == Some(true)
+}
+
+/// Asks the person through the client, on sessions where the server may send requests.
+struct AskPeer {
+    peer: Peer<RoleServer>,
+    runtime: tokio::runtime::Handle,
+    timeout: Duration,
+}
+
+impl Confirm for AskPeer {
+    fn confirm(&mut self, question: &str) -> Option<bool> {
+        // Runs on the engine thread, outside the runtime, so blocking on the answer is fine.
+        let asked = self.peer.create_elicitation_with_timeout(confirm_params(question.to_string()), Some(self.timeout));
+        match self.runtime.block_on(asked) {
+            Ok(result) => Some(
+                matches!(result.action, ElicitationAction::Accept)
+                    && result.content.as_ref().and_then(|c| c.get(ALLOW_FIELD)).and_then(Value::as_bool) == Some(true),
+            ),
+            Err(e) => {
+                log::warn!("asking the person failed ({e}); refusing");
+                None
+            }
+        }
+    }
+}
+
+/// On the stateless protocol: answers from a retried call, or notes the question to send back.
+struct AskLater {
+    answer: Option<(String, bool)>,
+    asked: Arc<Mutex<Option<String>>>,
+}
+
+impl Confirm for AskLater {
+    fn confirm(&mut self, question: &str) -> Option<bool> {
+        match &self.answer {
+            Some((q, allow)) if q == question => Some(*allow),
+            _ => {
+                if let Ok(mut asked) = self.asked.lock() {
+                    *asked = Some(question.to_string());
+                }
+                None
+            }
+        }
+    }
+}
+
+/// Whether a result should be flagged as an error to the host: anything that did not run as asked.
+fn is_error(status: Status) -> bool {
+    !matches!(status, Status::Ok | Status::NoVisibleChange)
+}
+
+/// A `computer` result: the text block, the screenshot (when the call published one), and the same
+/// facts as structured content.
+pub fn computer_result(outcome: &Outcome) -> CallToolResult {
+    let mut content = vec![Content::text(outcome.text())];
+    if let Some(image) = outcome.observation.as_ref().and_then(|o| o.image.as_ref()) {
+        content.push(Content::image(base64::engine::general_purpose::STANDARD.encode(&image.bytes), image.mime));
+    }
+    let mut result =
+        if is_error(outcome.status) { CallToolResult::error(content) } else { CallToolResult::success(content) };
+    result.structured_content = Some(encode_outcome(outcome));
+    result
+}
+
+impl ServerHandler for HandrailServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("handrail", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(vec![computer_tool(), read_image_tool()]))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        match request.name.as_ref() {
+            COMPUTER => self.computer(request, context).await,
+            READ_IMAGE => self.read_image(request, context).await,
+            other => {
+                let shown: String = other.chars().filter(|c| !c.is_control()).take(60).collect();
+                Err(ErrorData::invalid_params(
+                    format!("unknown tool `{shown}`; this server offers `{COMPUTER}` and `{READ_IMAGE}`"),
+                    None,
+                ))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_an_accepted_yes_allows() {
+        assert!(elicit_allows(&json!({"action": "accept", "content": {"allow": true}})));
+        assert!(!elicit_allows(&json!({"action": "accept", "content": {"allow": false}})));
+        assert!(!elicit_allows(&json!({"action": "accept", "content": {"allow": "true"}})));
+        assert!(!elicit_allows(&json!({"action": "decline"})));
+        assert!(!elicit_allows(&json!({"action": "cancel", "content": {"allow": true}})));
+        assert!(!elicit_allows(&json!("yes")));
+    }
+
+    #[test]
+    fn a_retry_answers_only_the_question_it_was_asked() {
+        let asked = Arc::new(Mutex::new(None));
+        let mut later = AskLater { answer: Some(("Delete it?".into(), true)), asked: asked.clone() };
+        assert_eq!(later.confirm("Delete it?"), Some(true));
+        assert_eq!(later.confirm("Remove the other thing?"), None);
+        assert_eq!(asked.lock().ok().and_then(|q| q.clone()).as_deref(), Some("Remove the other thing?"));
+    }
+}

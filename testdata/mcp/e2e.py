@@ -1,0 +1,292 @@
+"""End-to-end check of `handrail serve` through the official MCP Python SDK.
+
+Usage:
+  e2e.py desktop  TARGET MODE PAGE_URL   the full scenario on a sandbox running the GTK probe app
+  e2e.py blind    TARGET MODE            a text-only model: the exact refusal, no screenshot
+  e2e.py errors   TARGET MODE            malformed requests get errors and the server keeps serving
+  e2e.py images   TARGET MODE DIR        read_image under DIR/allowed (the server's --image-root)
+
+TARGET is an http(s) URL of the server's /mcp endpoint, or `stdio:` followed by the server command
+line (space-separated). MODE is the client's protocol mode: `legacy` (initialize handshake,
+server-to-client elicitation) or `auto` (stateless 2026-07-28 when the server offers it, where a
+question comes back as an input-required result). Prints one line per step; exits non-zero on the
+first failed check.
+"""
+
+import asyncio
+import base64
+import json
+import os
+import sys
+
+from mcp import Client, StdioServerParameters, types
+
+TIMEOUT = 90
+asked = []
+answer = {"allow": False}
+LAST = {}
+
+
+def check(condition, what, detail=""):
+    if not condition:
+        print(f"FAIL {what}\n{detail}", flush=True)
+        print(json.dumps(LAST.get("obs"))[:6000], flush=True)
+        sys.exit(1)
+    print(f"ok   {what}", flush=True)
+
+
+async def on_elicit(_ctx, params):
+    asked.append(params.message)
+    return types.ElicitResult(action="accept", content={"allow": answer["allow"]})
+
+
+def target_of(arg):
+    if arg.startswith("stdio:"):
+        command = arg[len("stdio:"):].split(" ")
+        return StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
+    return arg
+
+
+def text_of(result):
+    return "\n".join(b.text for b in result.content if isinstance(b, types.TextContent))
+
+
+def images_of(result):
+    return [b for b in result.content if isinstance(b, types.ImageContent)]
+
+
+class Session:
+    def __init__(self, client, turn, intent, mode="interactive"):
+        self.client, self.turn, self.intent, self.mode = client, turn, intent, mode
+        self.latest = None
+
+    async def call(self, **args):
+        meta = {"handrail/turn": self.turn, "handrail/intent": self.intent, "handrail/mode": self.mode}
+        result = await self.client.call_tool("computer", args, meta=meta)
+        structured = result.structured_content or {}
+        obs = (structured.get("observation") or {})
+        if obs.get("id"):
+            self.latest = obs
+            LAST["obs"] = obs
+        return result, structured
+
+    def find(self, role, label):
+        for e in (self.latest or {}).get("elements", []):
+            if e["role"] == role and e["label"] == label:
+                return self.latest["id"], e["id"]
+        return None
+
+    async def look_for(self, role, label, tries=20):
+        for _ in range(tries):
+            found = self.find(role, label)
+            if found:
+                return found
+            result, _ = await self.call(action="see")
+            check(not result.is_error, f"see while looking for {role} {label!r}", text_of(result))
+            await asyncio.sleep(0.3)
+        return self.find(role, label)
+
+
+async def desktop(client, page_url):
+    tools = {t.name: t for t in (await client.list_tools()).tools}
+    check(set(tools) == {"computer", "read_image"}, "lists exactly computer and read_image", str(list(tools)))
+    check("see" in tools["computer"].description and "observation_id" in tools["computer"].description,
+          "the computer tool's description teaches the loop")
+    check(tools["computer"].input_schema["properties"]["action"]["enum"][0] == "see", "action enum starts with see")
+
+    # Turn 1: fill the name; the person did not ask for any removal.
+    s = Session(client, "t1", "type my name into the form")
+    result, structured = await s.call(action="see")
+    check(not result.is_error and text_of(result).startswith("[ok] see"), "see answers [ok]", text_of(result))
+    shots = images_of(result)
+    check(len(shots) == 1 and shots[0].mime_type in ("image/jpeg", "image/png"), "see returns one screenshot")
+    check(len(base64.b64decode(shots[0].data)) > 1000, "the screenshot has content")
+    check("[OBS obs_" in text_of(result), "the text block carries the observation")
+    first_obs = structured["observation"]["id"]
+
+    name = await s.look_for("entry", "Name")
+    check(name is not None, "the GTK entry Name is listed", json.dumps(s.latest)[:2000])
+    result, structured = await s.call(action="click", observation_id=name[0], element_id=name[1])
+    check(structured["status"] in ("ok", "no_visible_change"), "click the Name entry by element id", text_of(result))
+    name = s.find("entry", "Name") or name
+    result, structured = await s.call(action="type", observation_id=s.latest["id"], element_id=name[1],
+                                      text="Ada Lovelace", expect="text:Ada Lovelace")
+    check(structured["tag"] == "[ok+verified]", "type with expect=text: is +verified", text_of(result))
+
+    check(s.latest["id"] != first_obs, "every action published a newer observation")
+    result, structured = await s.call(action="click", observation_id=first_obs, element_id=name[1])
+    check(structured["status"] == "stale" and s.latest["id"] in text_of(result),
+          "an old observation id is refused, naming the latest", text_of(result))
+
+    delete = await s.look_for("button", "Delete account")
+    check(delete is not None, "the GTK button Delete account is listed")
+    answer["allow"] = False
+    result, structured = await s.call(action="click", observation_id=delete[0], element_id=delete[1])
+    check(structured["status"] == "refused" and structured["guard"]["rule"] == "destructive_target",
+          "Delete account is refused without intent", text_of(result))
+    result, _ = await s.call(action="see")
+    check("status: account deleted" not in text_of(result), "the refused click did not reach the app")
+
+    password = await s.look_for("password_entry", "Password")
+    check(password is not None, "the GTK password entry is listed")
+    result, structured = await s.call(action="type", observation_id=password[0], element_id=password[1], text="hunter2")
+    check(structured["status"] == "refused" and "password field" in text_of(result),
+          "typing into the password field is refused", text_of(result))
+
+    # Turn 2: the person asked for the removal.
+    s2 = Session(client, "t2", "please delete my account")
+    result, structured = await s2.call(action="click", observation_id=s.latest["id"], element_id=delete[1])
+    check(structured["status"] == "stale", "a new turn invalidates the old observation ids", text_of(result))
+    delete = await s2.look_for("button", "Delete account")
+    result, structured = await s2.call(action="click", observation_id=delete[0], element_id=delete[1],
+                                       expect="text:status: account deleted")
+    check(structured["guard"]["decision"] == "allowed_by_intent" and structured["tag"] == "[ok+verified]",
+          "Delete account is allowed when the intent asks for it", text_of(result))
+
+    # Turn 3: a removal nobody asked for; the person is asked through the client and says yes.
+    s3 = Session(client, "t3", "look at the form")
+    await s3.call(action="see")
+    delete = await s3.look_for("button", "Delete account")
+    answer["allow"] = True
+    asked.clear()
+    result, structured = await s3.call(action="click", observation_id=delete[0], element_id=delete[1])
+    check(len(asked) == 1 and "Delete account" in asked[0], "the person was asked through elicitation", str(asked))
+    check(structured["guard"]["decision"] == "allowed_by_person", "a yes from the person allows it", text_of(result))
+    answer["allow"] = False
+    delete = await s3.look_for("button", "Delete account")
+    result, structured = await s3.call(action="click", observation_id=s3.latest["id"], element_id=delete[1])
+    check(structured["status"] == "refused" and "declined" in text_of(result), "a no from the person refuses it",
+          text_of(result))
+
+    # Turn 4: unattended never asks.
+    s4 = Session(client, "t4", "please delete my account", mode="unattended")
+    await s4.call(action="see")
+    delete = await s4.look_for("button", "Delete account")
+    asked.clear()
+    result, structured = await s4.call(action="click", observation_id=delete[0], element_id=delete[1])
+    check(structured["status"] == "refused" and not asked, "unattended turns refuse without asking", text_of(result))
+
+    # A real Chromium page in the same desktop.
+    w = Session(client, "t5", "change my email to grace@example.com")
+    result, structured = await w.call(action="open_url", url=page_url, expect="window:Account settings")
+    check(structured["tag"] == "[ok+verified]", "open_url opens the page in Chromium", text_of(result))
+    email = await w.look_for("entry", "Email")
+    check(email is not None, "the page's Email field is listed", json.dumps(w.latest)[:2000])
+    result, structured = await w.call(action="click", observation_id=email[0], element_id=email[1])
+    check(structured["status"] in ("ok", "no_visible_change"), "click the Email field", text_of(result))
+    result, structured = await w.call(action="key", keys="ctrl+a")
+    check(structured["status"] in ("ok", "no_visible_change"), "select its text with ctrl+a", text_of(result))
+    email = w.find("entry", "Email") or email
+    result, structured = await w.call(action="type", observation_id=w.latest["id"], element_id=email[1],
+                                      text="grace@example.com", expect="text:grace@example.com")
+    check(structured["tag"] == "[ok+verified]", "type into the web page is +verified", text_of(result))
+    web_password = await w.look_for("password_entry", "Password")
+    check(web_password is not None, "the page's password field is listed")
+    result, structured = await w.call(action="type", observation_id=web_password[0], element_id=web_password[1],
+                                      text="hunter2")
+    check(structured["status"] == "refused", "the web password field is refused", text_of(result))
+    web_delete = await w.look_for("button", "Delete account")
+    result, structured = await w.call(action="click", observation_id=web_delete[0], element_id=web_delete[1])
+    check(structured["status"] == "refused", "the web page's Delete account is refused without intent",
+          text_of(result))
+
+
+async def blind(client):
+    result = await client.call_tool("computer", {"action": "see"}, meta={"handrail/turn": "b1"})
+    check(text_of(result) == "[unsupported] computer requires a vision-capable model",
+          "a text-only model gets exactly the unsupported line", text_of(result))
+    check(not images_of(result), "no screenshot is returned")
+    check(result.is_error, "the refusal is flagged as an error result")
+    result = await client.call_tool("computer", {"action": "click", "x": 1})
+    check(text_of(result) == "[unsupported] computer requires a vision-capable model",
+          "the gate answers before the arguments are read", text_of(result))
+
+
+async def errors(client):
+    cases = [
+        ({"action": 5}, "`action` must be a string"),
+        ({"action": "explode"}, "explode"),
+        ({"action": "click", "x": 10, "y": 20}, "unknown parameter"),
+        ({"action": "type", "text": "a" * 200_000}, "text"),
+        ({"action": "key", "keys": "ctrl+\u0000"}, "keys"),
+        ({"action": "see", "region": "0,0,1,1"}, "region"),
+        ({}, "action"),
+    ]
+    for args, needle in cases:
+        result = await client.call_tool("computer", args)
+        text = text_of(result)
+        check(result.is_error and text.startswith("[error]") and needle in text,
+              f"malformed {json.dumps(args)[:60]} gets a precise [error]", text[:500])
+    for path in ["/no/such.png", "relative.png", "/tmp/a\u0007b.png", 5]:
+        result = await client.call_tool("read_image", {"path": path})
+        check(result.is_error and text_of(result).startswith("[error]"), f"read_image {path!r} is an [error]",
+              text_of(result))
+    try:
+        await client.call_tool("no_such_tool", {})
+        failed = False
+    except Exception as e:  # the SDK raises MCPError for protocol errors
+        failed = "no_such_tool" in str(e)
+    check(failed, "an unknown tool is a protocol error naming it")
+    try:
+        await client.call_tool("computer", {"action": "see"}, meta={"handrail/mode": "sometimes"})
+        failed = False
+    except Exception as e:
+        failed = "handrail/mode" in str(e)
+    check(failed, "a bad _meta mode is a protocol error naming the key")
+    result = await client.call_tool("computer", {"action": "see"})
+    check(not result.is_error and text_of(result).startswith("[ok] see"), "the server keeps serving", text_of(result))
+
+
+def write_png(path, width, height):
+    import struct
+    import zlib
+    raw = b"".join(b"\x00" + bytes([200, 30, 30]) * width for _ in range(height))
+    chunk = lambda kind, data: struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+    png += chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+    with open(path, "wb") as f:
+        f.write(png)
+
+
+async def images(client, root):
+    allowed = os.path.join(root, "allowed")
+    os.makedirs(allowed, exist_ok=True)
+    write_png(os.path.join(allowed, "chart.png"), 40, 30)
+    write_png(os.path.join(root, "secret.png"), 10, 10)
+    see = await client.call_tool("computer", {"action": "see"}, meta={"handrail/turn": "i1"})
+    obs = see.structured_content["observation"]["id"]
+    result = await client.call_tool("read_image", {"path": os.path.join(allowed, "chart.png")})
+    shots = images_of(result)
+    check(not result.is_error and len(shots) == 1 and shots[0].mime_type == "image/png",
+          "read_image shows a PNG under the allowed folder", text_of(result))
+    check(text_of(result).startswith("[ok] img_1 ") and "40x30" in text_of(result), "it gets its own id img_1",
+          text_of(result))
+    check("[OBS" not in text_of(result), "an image file is never an observation")
+    result = await client.call_tool("read_image", {"path": os.path.join(allowed, "..", "secret.png")})
+    check(result.is_error and "not inside an allowed folder" in text_of(result), "a file outside the roots is refused",
+          text_of(result))
+    second = await client.call_tool("read_image", {"path": os.path.join(allowed, "chart.png")})
+    check(text_of(second).startswith("[ok] img_2 "), "image ids keep counting", text_of(second))
+    again = await client.call_tool("computer", {"action": "click", "observation_id": obs, "element_id": "e3"},
+                                   meta={"handrail/turn": "i1"})
+    check(not again.is_error, "reading images left the observation ids alone", text_of(again))
+
+
+async def main():
+    scenario, target, mode = sys.argv[1], target_of(sys.argv[2]), sys.argv[3]
+    async with Client(target, mode=mode, elicitation_callback=on_elicit, read_timeout_seconds=TIMEOUT) as client:
+        print(f"protocol {client.protocol_version}", flush=True)
+        if scenario == "desktop":
+            await desktop(client, sys.argv[4])
+        elif scenario == "blind":
+            await blind(client)
+        elif scenario == "errors":
+            await errors(client)
+        elif scenario == "images":
+            await images(client, sys.argv[4])
+        else:
+            sys.exit(f"unknown scenario {scenario}")
+    print("PASS", flush=True)
+
+
+asyncio.run(main())
