@@ -8,18 +8,21 @@
 //! The script is a tiny policy of the kind an agent runs: it reads the latest observation to find its
 //! targets by role and label and acts on their element ids, exactly as a model would through the tool.
 
-use std::fs;
 use std::io::{Read as _, Write as _};
 use std::net::TcpListener;
 use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use handrail_core::{Config, Engine, GuardDecision, Mode, Outcome, Status, Turn, Vision};
+use std::sync::Arc;
+
+use handrail_core::observation::Observation;
+use handrail_core::{Config, Engine, Mode, Outcome, RawArgs, Status, Turn, Vision};
 use handrail_imaging::{encoder, ImageFormat};
 use handrail_platform::{Rect, Size};
 use handrail_sandbox::{Sandbox, SandboxOptions};
 use handrail_sim::{Reaction, SimDesktop, Widget, WindowSpec};
+use handrail_trace::{Step, TraceWriter};
 use serde_json::json;
 
 /// The notes page of the real-desktop demo: labelled fields, a password field, a Save button that
@@ -86,54 +89,51 @@ fn require(engine: &Engine, role: &str, label: &str) -> Result<(String, String)>
     })
 }
 
-struct Trace<'a> {
-    dir: &'a Path,
-    steps: fs::File,
-    step: usize,
+struct Trace {
+    writer: TraceWriter,
+    turn: Turn,
 }
 
-impl Trace<'_> {
-    fn record(&mut self, mut args_json: serde_json::Value, outcome: &Outcome) -> Result<()> {
-        self.step += 1;
-        // Text meant for a password field is a credential: keep it out of the trace.
-        if outcome.guard == (GuardDecision::Refused { rule: "password_field" }) {
-            if let Some(text) = args_json.get_mut("text") {
-                *text = json!("[redacted]");
-            }
+impl Trace {
+    fn record(
+        &mut self,
+        args_json: &serde_json::Value,
+        args: &RawArgs,
+        before: Option<&Arc<Observation>>,
+        outcome: &Outcome,
+    ) -> Result<()> {
+        let mut shown = args_json.clone();
+        // Typed text is the person's business: the console shows its length, like the trace.
+        if let Some(text) = shown.get_mut("text") {
+            let chars = text.as_str().map_or(0, |t| t.chars().count());
+            *text = json!(format!("[{chars} characters]"));
         }
-        let text = outcome.text();
-        println!("── step {} ── {}", self.step, args_json);
-        println!("{text}\n");
-        let image = match outcome.observation.as_ref().and_then(|o| o.image.as_ref()) {
-            Some(img) => {
-                let ext = if img.mime == "image/png" { "png" } else { "jpg" };
-                let name = format!("step-{:02}.{ext}", self.step);
-                fs::write(self.dir.join(&name), &img.bytes)?;
-                Some(name)
-            }
-            None => None,
-        };
-        let line = json!({
-            "step": self.step,
-            "call": args_json,
-            "text": text,
-            "image": image,
-            "result": handrail_wire::encode_outcome(outcome),
-        });
-        writeln!(self.steps, "{line}")?;
-        Ok(())
+        println!("── step {} ── {}", self.writer.steps() + 1, shown);
+        println!("{}\n", outcome.text());
+        let step = Step { unix_ms: unix_ms(), turn: &self.turn, tool: "computer", args, before, outcome };
+        self.writer.record(step).context("recording the trace")
     }
 }
 
-fn call(engine: &mut Engine, trace: &mut Trace<'_>, args_json: serde_json::Value) -> Result<Outcome> {
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+fn call(engine: &mut Engine, trace: &mut Trace, args_json: serde_json::Value) -> Result<Outcome> {
     let args = handrail_wire::decode_args(&args_json).map_err(|e| anyhow::anyhow!("demo script error: {e}"))?;
+    trace.turn = engine.turn().clone();
+    let before = engine.latest().cloned();
     let outcome = engine.call_args(&args);
-    trace.record(args_json, &outcome)?;
+    trace.record(&args_json, &args, before.as_ref(), &outcome)?;
     Ok(outcome)
 }
 
 /// The script both desktops run once the notes form is on screen.
-fn script(engine: &mut Engine, trace: &mut Trace<'_>) -> Result<()> {
+fn script(engine: &mut Engine, trace: &mut Trace) -> Result<()> {
+    // Set-of-marks: the element ids drawn on the screenshot, for vision models that ground ids in pixels.
+    call(engine, trace, json!({"action": "see", "marks": true}))?;
     let (obs, title) = require(engine, "entry", "Title")?;
     call(
         engine,
@@ -193,7 +193,7 @@ fn serve_notes_page() -> Result<String> {
     Ok(url)
 }
 
-fn run_on_sandbox(trace: &mut Trace<'_>) -> Result<()> {
+fn run_on_sandbox(trace: &mut Trace) -> Result<()> {
     let sandbox = Sandbox::start(SandboxOptions::default()).context("starting the sandbox desktop")?;
     eprintln!("handrail demo: private desktop {} is up; working a notes page in Chromium", sandbox.display());
     let desktop = crate::desktops::sandbox_desktop(&sandbox, "handrail demo")?;
@@ -219,7 +219,7 @@ fn run_on_sandbox(trace: &mut Trace<'_>) -> Result<()> {
     Ok(())
 }
 
-fn run_simulated(trace: &mut Trace<'_>) -> Result<()> {
+fn run_simulated(trace: &mut Trace) -> Result<()> {
     let sim = simulated_scene();
     let mut desktop = sim.desktop();
     desktop.encoder = encoder(ImageFormat::Png);
@@ -230,9 +230,8 @@ fn run_simulated(trace: &mut Trace<'_>) -> Result<()> {
 }
 
 pub fn run(trace_dir: &Path, simulated: bool) -> Result<()> {
-    fs::create_dir_all(trace_dir).with_context(|| format!("cannot create {}", trace_dir.display()))?;
-    let steps = fs::File::create(trace_dir.join("steps.jsonl"))?;
-    let mut trace = Trace { dir: trace_dir, steps, step: 0 };
+    let writer = TraceWriter::create(trace_dir, "handrail demo", unix_ms()).context("starting the trace")?;
+    let mut trace = Trace { writer, turn: Turn::default() };
 
     if simulated {
         run_simulated(&mut trace)?;
@@ -242,11 +241,18 @@ pub fn run(trace_dir: &Path, simulated: bool) -> Result<()> {
 
     // A text-only model never reaches any desktop: not even a screenshot is taken.
     let mut blind = Engine::new(
-        simulated_scene().desktop(),
+        handrail_platform::absent::not_opened_desktop(),
         Config { vision: Vision::TextOnly { model: "qwen3:14b".into() }, ..Config::default() },
     );
+    blind.begin_turn(Turn { id: "demo-2".into(), intent: "Write a note".into(), mode: Mode::Interactive });
     call(&mut blind, &mut trace, json!({"action": "see"}))?;
 
-    eprintln!("handrail demo: {} steps; trace written to {}", trace.step, trace_dir.join("steps.jsonl").display());
+    let report = handrail_trace::report::write_report(trace_dir).context("writing the report")?;
+    eprintln!(
+        "handrail demo: {} steps; trace in {}, report at {}",
+        trace.writer.steps(),
+        trace_dir.display(),
+        report.display()
+    );
     Ok(())
 }

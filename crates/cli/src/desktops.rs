@@ -1,11 +1,15 @@
 //! Building a [`Desktop`] for the commands: a private sandbox, or an X display that already runs.
 
+use std::os::fd::AsFd;
 use std::path::PathBuf;
+use std::process::{Child, Stdio};
+use std::time::Duration;
 
 use anyhow::{Context, Result};
-use handrail_platform::absent::{NoAccessibility, NoOcr};
+use handrail_core::Vision;
+use handrail_platform::absent::{not_opened_desktop, NoAccessibility, NoOcr};
 use handrail_platform::{Accessibility, Desktop, Ocr};
-use handrail_sandbox::{Sandbox, REMOVED_ENV};
+use handrail_sandbox::{Sandbox, SandboxOptions, REMOVED_ENV};
 use handrail_x11::windows::LaunchEnv;
 use handrail_x11::{X11Desktop, X11Options};
 
@@ -50,4 +54,113 @@ pub fn display_desktop(display: &str, who: &str) -> Result<Desktop> {
     };
     X11Desktop::connect(X11Options::new(display, launch), accessibility, ocr_or_none(who))
         .with_context(|| format!("connecting to X display {display}"))
+}
+
+/// Decides whether the main model sees images (see `handrail_models::decide`) and says so on stderr.
+pub fn decide_vision(who: &str, declared: Option<bool>, endpoint: Option<&str>, model: Option<&str>) -> Vision {
+    let probed = match endpoint {
+        Some(endpoint) if declared.is_none() => match handrail_models::probe(endpoint, model, Duration::from_secs(5)) {
+            Ok(report) => Some(report),
+            Err(e) => {
+                eprintln!("{who}: could not ask the model server ({e})");
+                None
+            }
+        },
+        _ => None,
+    };
+    let decision = handrail_models::decide(declared, probed.as_ref(), model);
+    let verdict = match &decision.vision {
+        Vision::Capable => "the main model sees images",
+        Vision::TextOnly { .. } => "the main model is text-only",
+        Vision::Unknown { .. } => "the main model's vision is unknown",
+    };
+    eprintln!("{who}: {verdict} ({})", decision.why);
+    decision.vision
+}
+
+/// Which desktop a command works on.
+#[derive(Debug, Clone, Default)]
+pub struct DesktopChoice {
+    /// A private sandbox desktop (else `display`, else `$DISPLAY`).
+    pub sandbox: bool,
+    pub size: (u32, u32),
+    pub display: Option<String>,
+    /// The built-in simulated desktop.
+    pub simulated: bool,
+    /// A program (and its arguments) to start inside the sandbox first.
+    pub launch: Vec<String>,
+}
+
+/// What a command started and must stop.
+#[derive(Debug)]
+pub struct Running {
+    sandbox: Option<Sandbox>,
+    launched: Option<Child>,
+}
+
+impl Running {
+    pub fn stop(mut self) -> Result<()> {
+        if let Some(mut child) = self.launched.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        if let Some(sandbox) = self.sandbox.take() {
+            sandbox.stop().context("stopping the sandbox desktop")?;
+        }
+        Ok(())
+    }
+}
+
+/// Opens the chosen desktop. A model that cannot see gets one that is never opened: no sandbox, no
+/// display connection, since nothing it asks may run.
+pub fn open_desktop(who: &str, choice: &DesktopChoice, sees: bool) -> Result<(Desktop, Running)> {
+    let mut running = Running { sandbox: None, launched: None };
+    if !sees {
+        eprintln!("{who}: the main model cannot see (or is not declared); the desktop is not opened");
+        return Ok((not_opened_desktop(), running));
+    }
+    if choice.simulated {
+        let mut desktop = crate::demo::simulated_scene().desktop();
+        desktop.encoder = handrail_imaging::encoder(handrail_imaging::ImageFormat::default());
+        return Ok((desktop, running));
+    }
+    if choice.sandbox {
+        let opts = SandboxOptions { size: choice.size, ..SandboxOptions::default() };
+        let sandbox = Sandbox::start(opts).context("starting the sandbox desktop")?;
+        eprintln!("{who}: private desktop {} is up", sandbox.display());
+        let desktop = sandbox_desktop(&sandbox, who);
+        if let Some((program, rest)) = choice.launch.split_first() {
+            // Its output goes to stderr: stdout may be a protocol channel.
+            let stderr = std::io::stderr().as_fd().try_clone_to_owned().context("duplicating stderr")?;
+            let child = sandbox
+                .command(program)
+                .args(rest)
+                .stdin(Stdio::null())
+                .stdout(Stdio::from(stderr))
+                .spawn()
+                .with_context(|| format!("starting {program} in the sandbox"));
+            match child {
+                Ok(c) => running.launched = Some(c),
+                Err(e) => {
+                    running.sandbox = Some(sandbox);
+                    let _ = running.stop();
+                    return Err(e);
+                }
+            }
+        }
+        running.sandbox = Some(sandbox);
+        return match desktop {
+            Ok(d) => Ok((d, running)),
+            Err(e) => {
+                let _ = running.stop();
+                Err(e)
+            }
+        };
+    }
+    let display = choice
+        .display
+        .clone()
+        .or_else(|| std::env::var("DISPLAY").ok().filter(|d| !d.is_empty()))
+        .ok_or_else(|| anyhow::anyhow!("no display: set DISPLAY, pass --display, or use --sandbox"))?;
+    Ok((display_desktop(&display, who)?, running))
 }

@@ -1,5 +1,6 @@
 //! The `handrail` command.
 
+mod agent;
 mod demo;
 mod desktops;
 mod sandbox;
@@ -51,6 +52,19 @@ enum Command {
     /// --model-endpoint that says so); otherwise every call answers `[unsupported]` and nothing is
     /// touched. Hosts pass turns in request `_meta`: handrail/turn, handrail/intent, handrail/mode.
     Serve(Box<serve::ServeArgs>),
+    /// Give a task to a model on an OpenAI-compatible server (Ollama, llama.cpp, vLLM, LM Studio, …)
+    /// and watch it work the desktop through the computer tool.
+    ///
+    /// Before anything touches a desktop the model's vision is checked (the server is asked, then the
+    /// known-model table; --vision overrides): a text-only model gets only refusals. By default the
+    /// agent works a private sandbox desktop; progress goes to the terminal, a trace to --trace.
+    Agent(Box<agent::AgentArgs>),
+    /// Write a trace's HTML report (TRACE_DIR/report.html): one self-contained page with every step's
+    /// screenshots, overlays, guard decisions and timings. It loads nothing from the network.
+    Report {
+        /// The trace folder (written by `serve --trace`, `demo` or `agent`).
+        trace: PathBuf,
+    },
 }
 
 /// Logs go to stderr: stdout is reserved for protocol traffic and results.
@@ -93,5 +107,11 @@ fn main() -> Result<std::process::ExitCode> {
         Command::Demo { trace, simulated } => demo::run(&trace, simulated).map(|()| std::process::ExitCode::SUCCESS),
         Command::Sandbox(args) => sandbox::run(args),
         Command::Serve(args) => serve::run(*args).map(|()| std::process::ExitCode::SUCCESS),
+        Command::Agent(args) => agent::run(*args),
+        Command::Report { trace } => {
+            let path = handrail_trace::report::write_report(&trace)?;
+            println!("{}", path.display());
+            Ok(std::process::ExitCode::SUCCESS)
+        }
     }
 }

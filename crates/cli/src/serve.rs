@@ -1,18 +1,14 @@
 //! `handrail serve`: the MCP server over stdio (default) or streamable HTTP.
 
 use std::net::SocketAddr;
-use std::os::fd::AsFd;
 use std::path::PathBuf;
-use std::process::{Child, Stdio};
-use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use handrail_core::{Budgets, Config, Engine, Mode};
 use handrail_mcp::{AuditLog, HandrailServer, HttpOptions, ImageRoots, ServerOptions, TurnDefaults};
-use handrail_sandbox::{Sandbox, SandboxOptions};
 
-use crate::desktops::{display_desktop, sandbox_desktop};
+use crate::desktops::{open_desktop, DesktopChoice};
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
@@ -54,6 +50,14 @@ pub struct ServeArgs {
     /// Append a JSON line per call to this file (time, turn, action, target, guard, verdict, timings).
     #[arg(long, value_name = "FILE")]
     audit_log: Option<PathBuf>,
+    /// Record a trace of every call in this folder (off by default: screenshots are private), and
+    /// write its HTML report there when the server stops.
+    #[arg(long, value_name = "DIR")]
+    trace: Option<PathBuf>,
+    /// Draw each listed element's box and id on the screenshots sent to the model (set-of-marks);
+    /// a call's `marks` argument overrides it.
+    #[arg(long)]
+    marks: bool,
     /// A folder `read_image` may read from (repeatable).
     #[arg(long = "image-root", value_name = "DIR")]
     image_roots: Vec<PathBuf>,
@@ -96,27 +100,8 @@ fn token(args: &ServeArgs) -> Result<Option<String>> {
 
 fn config(args: &ServeArgs) -> Result<Config> {
     let declared = args.vision.as_deref().map(|v| v == "yes");
-    let probed = match &args.model_endpoint {
-        Some(endpoint) if declared.is_none() => {
-            match handrail_models::probe(endpoint, args.model.as_deref(), Duration::from_secs(5)) {
-                Ok(report) => Some(report),
-                Err(e) => {
-                    eprintln!("{WHO}: could not ask the model server ({e})");
-                    None
-                }
-            }
-        }
-        _ => None,
-    };
-    let decision = handrail_models::decide(declared, probed.as_ref(), args.model.as_deref());
-    let verdict = match &decision.vision {
-        handrail_core::Vision::Capable => "the main model sees images",
-        handrail_core::Vision::TextOnly { .. } => "the main model is text-only",
-        handrail_core::Vision::Unknown { .. } => "the main model's vision is unknown",
-    };
-    eprintln!("{WHO}: {verdict} ({})", decision.why);
-
-    let mut config = Config { vision: decision.vision, ..Config::default() };
+    let vision = crate::desktops::decide_vision(WHO, declared, args.model_endpoint.as_deref(), args.model.as_deref());
+    let mut config = Config { vision, ..Config::default() };
     if let Some(n) = args.max_actions {
         config.interactive.mutations = n;
         config.unattended.mutations = config.unattended.mutations.min(n);
@@ -130,75 +115,22 @@ fn config(args: &ServeArgs) -> Result<Config> {
         bail!("--max-actions and --max-observations must be at least 1");
     }
     config.url_policy.allowed_domains = args.allowed_domains.clone();
+    config.marks = args.marks;
     Ok(config)
-}
-
-/// What serve started and must stop.
-struct Running {
-    sandbox: Option<Sandbox>,
-    launched: Option<Child>,
-}
-
-impl Running {
-    fn stop(mut self) -> Result<()> {
-        if let Some(mut child) = self.launched.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-        if let Some(sandbox) = self.sandbox.take() {
-            sandbox.stop().context("stopping the sandbox desktop")?;
-        }
-        Ok(())
-    }
 }
 
 pub fn run(args: ServeArgs) -> Result<()> {
     let config = config(&args)?;
     let token = token(&args)?;
-    let mut running = Running { sandbox: None, launched: None };
-
     let sees = config.vision == handrail_core::Vision::Capable;
-    let desktop = if !sees {
-        // Nothing the model asks can run, so nothing is opened: no sandbox, no display connection.
-        eprintln!("{WHO}: the main model cannot see (or is not declared); the desktop is not opened");
-        handrail_platform::absent::not_opened_desktop()
-    } else if args.simulated {
-        let mut desktop = crate::demo::simulated_scene().desktop();
-        desktop.encoder = handrail_imaging::encoder(handrail_imaging::ImageFormat::default());
-        desktop
-    } else if args.sandbox {
-        let opts = SandboxOptions { size: args.size, ..SandboxOptions::default() };
-        let sandbox = Sandbox::start(opts).context("starting the sandbox desktop")?;
-        eprintln!("{WHO}: private desktop {} is up", sandbox.display());
-        let desktop = sandbox_desktop(&sandbox, WHO);
-        if let Some((program, rest)) = args.launch.split_first() {
-            // Its output goes to stderr: in stdio mode stdout is the MCP channel.
-            let stderr = std::io::stderr().as_fd().try_clone_to_owned().context("duplicating stderr")?;
-            let child = sandbox
-                .command(program)
-                .args(rest)
-                .stdin(Stdio::null())
-                .stdout(Stdio::from(stderr))
-                .spawn()
-                .with_context(|| format!("starting {program} in the sandbox"))?;
-            running.launched = Some(child);
-        }
-        running.sandbox = Some(sandbox);
-        match desktop {
-            Ok(d) => d,
-            Err(e) => {
-                let _ = running.stop();
-                return Err(e);
-            }
-        }
-    } else {
-        let display = args
-            .display
-            .clone()
-            .or_else(|| std::env::var("DISPLAY").ok().filter(|d| !d.is_empty()))
-            .ok_or_else(|| anyhow!("no display to serve: set DISPLAY, pass --display, or use --sandbox"))?;
-        display_desktop(&display, WHO)?
+    let choice = DesktopChoice {
+        sandbox: args.sandbox,
+        size: args.size,
+        display: args.display.clone(),
+        simulated: args.simulated,
+        launch: args.launch.clone(),
     };
+    let (desktop, running) = open_desktop(WHO, &choice, sees)?;
 
     let engine = Engine::new(desktop, config);
     let defaults = TurnDefaults {
@@ -210,8 +142,16 @@ pub fn run(args: ServeArgs) -> Result<()> {
         Some(path) => Some(AuditLog::open(path).with_context(|| format!("opening the audit log {}", path.display()))?),
         None => None,
     };
+    let trace = match &args.trace {
+        Some(dir) => Some(
+            handrail_trace::TraceWriter::create(dir, WHO, handrail_mcp::desk::unix_ms())
+                .with_context(|| format!("starting the trace in {}", dir.display()))?,
+        ),
+        None => None,
+    };
     let options = ServerOptions { image_roots: ImageRoots::new(args.image_roots.clone()), ..ServerOptions::default() };
-    let server = HandrailServer::start(engine, defaults, audit, options).context("starting the engine thread")?;
+    let server =
+        HandrailServer::start(engine, defaults, audit, trace, options).context("starting the engine thread")?;
 
     let served = match args.http {
         None => {
@@ -231,6 +171,12 @@ pub fn run(args: ServeArgs) -> Result<()> {
         }
     };
     let stopped = running.stop();
+    if let Some(dir) = &args.trace {
+        match handrail_trace::report::write_report(dir) {
+            Ok(path) => eprintln!("{WHO}: trace report at {}", path.display()),
+            Err(e) => eprintln!("{WHO}: could not write the trace report: {e}"),
+        }
+    }
     served.map_err(|e| anyhow!(e))?;
     stopped?;
     eprintln!("{WHO}: stopped");

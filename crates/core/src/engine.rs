@@ -72,6 +72,9 @@ pub struct Config {
     pub ax_limits: AxLimits,
     pub ocr: bool,
     pub listing: Listing,
+    /// Set-of-marks: draw each listed element's box and id on the screenshot sent to the model. A call's
+    /// `marks` argument overrides it for that call.
+    pub marks: bool,
     /// Seeds the per-call boundary markers.
     pub seed: u64,
 }
@@ -89,6 +92,7 @@ impl Default for Config {
             ax_limits: AxLimits::default(),
             ocr: true,
             listing: Listing::default(),
+            marks: false,
             seed: 0x5eed,
         }
     }
@@ -123,6 +127,8 @@ struct Session {
     /// An action that changed nothing; repeating it is refused until the screen is observed again.
     unchanged: Option<Signature>,
     rng: u64,
+    /// Whether this call's screenshots carry set-of-marks.
+    marks: bool,
 }
 
 /// Identifies "the same action on the same target".
@@ -311,6 +317,7 @@ impl Engine {
 
     fn run(&mut self, request: Request) -> Outcome {
         let started = self.desktop.clock.now();
+        self.session.marks = request.marks.unwrap_or(self.config.marks);
         let mut outcome = self.run_inner(&request);
         outcome.timings.total = self.desktop.clock.now().saturating_sub(started);
         if outcome.boundary.is_empty() {
@@ -657,7 +664,7 @@ impl Engine {
     /// full-resolution crop of that region (screenshot coordinates) and the listing is detailed.
     fn fresh(&mut self, inspect: Option<Rect>) -> Result<Fresh, PlatformError> {
         let Engine { desktop, config, session, .. } = self;
-        observe(desktop, config, &mut session.tracker, inspect)
+        observe(desktop, config, &mut session.tracker, inspect, session.marks)
     }
 
     fn publish(&mut self, mut obs: Observation) -> Arc<Observation> {
@@ -711,7 +718,14 @@ impl Engine {
         }
 
         self.session.mutations += 1;
-        let acted = act_settle_observe(&self.desktop, &self.config, &mut self.session.tracker, request, &aims);
+        let acted = act_settle_observe(
+            &self.desktop,
+            &self.config,
+            &mut self.session.tracker,
+            request,
+            &aims,
+            self.session.marks,
+        );
         let Acted { settle: settle_report, settle_time, fresh, expect: expect_outcome } = match acted {
             Ok(a) => a,
             Err(e) => {
@@ -810,12 +824,13 @@ fn act_settle_observe(
     tracker: &mut IdTracker,
     request: &Request,
     aims: &[Aim],
+    marks: bool,
 ) -> Result<Acted, PlatformError> {
     let mut watch = desktop.settle.watch()?;
     perform(desktop, request, aims, &config.url_policy)?;
     let settle = watch.wait(&config.settle)?;
     let mut settle_time = settle.waited;
-    let mut fresh = observe(desktop, config, tracker, None)?;
+    let mut fresh = observe(desktop, config, tracker, None, marks)?;
     let mut expect_outcome = request.expect.as_ref().map(|e| check_expect(e, &fresh.obs));
     if let Some(expect) = request.expect.as_ref().filter(|e| expect_outcome.as_ref().is_some_and(|o| !settled_on(e, o)))
     {
@@ -826,7 +841,7 @@ fn act_settle_observe(
                 break;
             }
             settle_time += watch.wait(&config.settle)?.waited;
-            fresh = observe(desktop, config, tracker, None)?;
+            fresh = observe(desktop, config, tracker, None, marks)?;
             let outcome = check_expect(expect, &fresh.obs);
             let done = settled_on(expect, &outcome);
             expect_outcome = Some(outcome);
@@ -938,6 +953,7 @@ fn observe(
     config: &Config,
     tracker: &mut IdTracker,
     inspect: Option<Rect>,
+    marks: bool,
 ) -> Result<Fresh, PlatformError> {
     let clock = &desktop.clock;
     let t0 = clock.now();
@@ -973,6 +989,14 @@ fn observe(
 
     // The image: the screenshot, or a full-resolution crop of the inspected region.
     let (image, inspect_detail) = match inspect {
+        None if marks => {
+            let shown = crate::render::listed_count(&merged.elements, &config.listing);
+            let boxes: Vec<(Rect, String)> =
+                merged.elements[..shown].iter().map(|e| (e.bounds, e.id.to_string())).collect();
+            let mut marked = frame.clone();
+            handrail_imaging::draw::draw_marks(&mut marked, &boxes);
+            (desktop.encoder.encode(&marked)?, None)
+        }
         None => (desktop.encoder.encode(&frame)?, None),
         Some(region) => {
             let screen_region = if scale == 1.0 { region } else { region.scaled(scale) };
@@ -1004,6 +1028,7 @@ fn observe(
         thumbnail,
         inspect: inspect_detail,
         taken_at: t3,
+        screenshot: Some(Arc::new(frame)),
     };
     Ok(Fresh { obs, capture: t1.saturating_sub(t0), observe: t2.saturating_sub(t1), encode: t3.saturating_sub(t2) })
 }

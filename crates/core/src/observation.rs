@@ -1,5 +1,6 @@
 //! Elements and observations: what the model is shown and may refer to.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use handrail_platform::{AxHealth, EncodedImage, OcrHealth, Rect, Role, Size, States};
@@ -106,6 +107,9 @@ pub struct Observation {
     pub thumbnail: Thumbnail,
     pub inspect: Option<InspectDetail>,
     pub taken_at: Duration,
+    /// The whole screenshot at `image_size`, as captured (no marks): for traces, which draw their own
+    /// overlays. Never serialised into results.
+    pub screenshot: Option<Arc<handrail_platform::Frame>>,
 }
 
 impl Observation {

@@ -88,6 +88,21 @@ fn header(obs: &Observation) -> String {
     )
 }
 
+/// How many of `elements` (in order) the observation text lists within the listing's budget.
+pub fn listed_count(elements: &[Element], listing: &Listing) -> usize {
+    let mut used = 0usize;
+    let mut shown = 0usize;
+    for e in elements {
+        let line = element_line(e, listing);
+        if shown >= listing.max_elements || used + line.len() + 1 > listing.max_bytes {
+            break;
+        }
+        used += line.len() + 1;
+        shown += 1;
+    }
+    shown
+}
+
 /// The `[OBS …]` block: header, element lines within the budget, a truncation line when capped.
 pub fn observation_text(obs: &Observation, listing: &Listing) -> String {
     let mut out = header(obs);
@@ -104,16 +119,9 @@ pub fn observation_text(obs: &Observation, listing: &Listing) -> String {
         }
         return out;
     }
-    let mut used = 0usize;
-    let mut shown = 0usize;
-    for e in &obs.elements {
-        let line = element_line(e, listing);
-        if shown >= listing.max_elements || used + line.len() + 1 > listing.max_bytes {
-            break;
-        }
-        used += line.len() + 1;
-        shown += 1;
-        out.push_str(&line);
+    let shown = listed_count(&obs.elements, listing);
+    for e in &obs.elements[..shown] {
+        out.push_str(&element_line(e, listing));
         out.push('\n');
     }
     let rest = obs.elements.len() - shown;

@@ -40,6 +40,8 @@ pub struct RawArgs {
     pub app: Option<String>,
     pub url: Option<String>,
     pub expect: Option<String>,
+    /// Draw each listed element's box and id on this call's screenshot (set-of-marks).
+    pub marks: Option<bool>,
 }
 
 impl RawArgs {
@@ -69,6 +71,13 @@ impl RawArgs {
                 "region" => {
                     let numbers: Result<Vec<i64>, _> = value.split(',').map(|n| n.trim().parse::<i64>()).collect();
                     a.region = Some(numbers.map_err(|_| format!("region={value} is not x,y,width,height"))?);
+                }
+                "marks" => {
+                    a.marks = Some(match value.trim() {
+                        "true" | "yes" | "1" => true,
+                        "false" | "no" | "0" => false,
+                        _ => return Err(format!("marks={value} is not true or false")),
+                    })
                 }
                 other => return Err(format!("unknown parameter {other:?}")),
             }
@@ -340,6 +349,8 @@ pub struct Request {
     /// The observation the element ids come from; must be the latest.
     pub observation: Option<ObservationId>,
     pub expect: Option<Expect>,
+    /// Set-of-marks for this call's screenshot; `None` follows the configuration.
+    pub marks: Option<bool>,
 }
 
 /// Why arguments were refused. Each message names the parameter and says what would be accepted.
@@ -556,7 +567,7 @@ impl Request {
                 Command::OpenUrl { url: url.trim().to_string() }
             }
         };
-        Ok(Request { action, command, observation, expect })
+        Ok(Request { action, command, observation, expect, marks: args.marks })
     }
 
     fn reject_unused(action: ActionKind, args: &RawArgs) -> Result<(), ArgError> {

@@ -505,3 +505,51 @@ fn bad_arguments_change_nothing() {
     assert!(fx.sim.calls().is_empty(), "{:?}", fx.sim.calls());
     assert_eq!(fx.sim.fingerprint(), before);
 }
+
+/// The grey value at (x, y) of a PGM image (the simulated desktop's encoder).
+fn pgm_pixel(bytes: &[u8], x: usize, y: usize) -> u8 {
+    // Header: "P5\n<w> <h>\n255\n".
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(40)]).to_string();
+    let mut fields = text.split_ascii_whitespace();
+    let (_, w) = (fields.next(), fields.next().and_then(|w| w.parse::<usize>().ok()).expect("width"));
+    let header = text.match_indices('\n').nth(2).map(|(i, _)| i + 1).expect("header");
+    bytes[header + y * w + x]
+}
+
+#[test]
+fn set_of_marks_draws_listed_elements_on_the_image_only_when_asked() {
+    let (mut fx, _) = Fx::form();
+    let plain = fx.see();
+    let obs = plain.observation.clone().expect("observation");
+    let name = obs.elements.iter().find(|e| e.label == "Name").expect("Name").bounds;
+    let (x, y) = (name.x as usize + 1, name.y as usize + name.height as usize / 2);
+    let before = pgm_pixel(&obs.image.as_ref().expect("image").bytes, x, y);
+
+    let marked = fx.call(&[("action", "see"), ("marks", "true")]);
+    let mobs = marked.observation.clone().expect("observation");
+    let after = pgm_pixel(&mobs.image.as_ref().expect("image").bytes, x, y);
+    assert_ne!(before, after, "the Name entry's box is drawn on the marked image");
+    // The trace's screenshot stays unmarked, and the listing is the same.
+    let shot = mobs.screenshot.as_ref().expect("screenshot");
+    let i = y * shot.stride + x * 4;
+    let grey = |p: &[u8]| ((u32::from(p[0]) + u32::from(p[1]) + u32::from(p[2])) / 3) as i32;
+    assert!((grey(&shot.pixels[i..i + 4]) - i32::from(before)).abs() < 40, "screenshot unmarked");
+    assert_eq!(
+        obs.elements.iter().map(|e| e.id).collect::<Vec<_>>(),
+        mobs.elements.iter().map(|e| e.id).collect::<Vec<_>>()
+    );
+
+    // The next call without `marks` follows the configuration (off).
+    let again = fx.see();
+    let aobs = again.observation.clone().expect("observation");
+    assert_eq!(pgm_pixel(&aobs.image.as_ref().expect("image").bytes, x, y), before);
+
+    // Configured on: every call marks unless it says otherwise.
+    fx.engine = Engine::new(fx.sim.desktop(), Config { marks: true, ..config() });
+    let on = fx.see();
+    let oobs = on.observation.clone().expect("observation");
+    assert_ne!(pgm_pixel(&oobs.image.as_ref().expect("image").bytes, x, y), before);
+    let off = fx.call(&[("action", "see"), ("marks", "false")]);
+    let fobs = off.observation.clone().expect("observation");
+    assert_eq!(pgm_pixel(&fobs.image.as_ref().expect("image").bytes, x, y), before);
+}

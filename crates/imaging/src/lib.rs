@@ -12,6 +12,7 @@
 //! [`Frame`]: handrail_platform::Frame
 //! [`PlatformError::Invalid`]: handrail_platform::PlatformError::Invalid
 
+pub mod draw;
 mod encode;
 mod pixels;
 mod resize;

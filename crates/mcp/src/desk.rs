@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use handrail_core::{Confirm, Engine, Mode, Outcome, RawArgs, Turn};
+use handrail_trace::{Step, TraceWriter};
 use handrail_wire::AuditContext;
 use serde_json::Value;
 
@@ -201,7 +202,12 @@ impl std::fmt::Debug for Desk {
 
 impl Desk {
     /// Starts the engine thread. It ends when the last `Desk` handle is dropped.
-    pub fn start(mut engine: Engine, defaults: TurnDefaults, audit: Option<AuditLog>) -> std::io::Result<Self> {
+    pub fn start(
+        mut engine: Engine,
+        defaults: TurnDefaults,
+        audit: Option<AuditLog>,
+        mut trace: Option<TraceWriter>,
+    ) -> std::io::Result<Self> {
         let (jobs, inbox) = mpsc::channel::<Job>();
         let audit = audit.map(|a| Arc::new(Mutex::new(a)));
         let turns = Arc::new(Mutex::new(Turns::new(defaults)));
@@ -210,7 +216,7 @@ impl Desk {
         let thread_turns = turns.clone();
         std::thread::Builder::new().name("handrail-engine".into()).spawn(move || {
             while let Ok(job) = inbox.recv() {
-                let result = run_job(&mut engine, &thread_turns, job.turn, job.args, job.confirm);
+                let result = run_job(&mut engine, &thread_turns, trace.as_mut(), job.turn, job.args, job.confirm);
                 // The caller may have gone (a cancelled request): the call still ran, so record it here.
                 if let Err(unsent) = job.reply.send(result) {
                     if let (Ok(ran), Some(log)) = (unsent, thread_audit.as_deref()) {
@@ -274,6 +280,7 @@ fn audit_computer(ran: &Ran, verdict: Option<&str>) -> Value {
 fn run_job(
     engine: &mut Engine,
     turns: &Mutex<Turns>,
+    trace: Option<&mut TraceWriter>,
     meta: TurnMeta,
     args: Result<RawArgs, String>,
     confirm: Option<Box<dyn Confirm>>,
@@ -290,12 +297,27 @@ fn run_job(
         Some(c) => engine.set_confirm(c),
         None => engine.clear_confirm(),
     }
+    let before = engine.latest().cloned();
     let (outcome, args) = match args {
         Ok(raw) => (engine.call_args(&raw), raw),
         Err(problem) => (engine.refuse_arguments(&problem), RawArgs::default()),
     };
     engine.clear_confirm();
-    Ok(Ran { outcome, turn: engine.turn().clone(), args })
+    let turn = engine.turn().clone();
+    if let Some(trace) = trace {
+        let step = Step {
+            unix_ms: unix_ms(),
+            turn: &turn,
+            tool: "computer",
+            args: &args,
+            before: before.as_ref(),
+            outcome: &outcome,
+        };
+        if let Err(e) = trace.record(step) {
+            log::warn!("cannot record the trace: {e}");
+        }
+    }
+    Ok(Ran { outcome, turn, args })
 }
 
 #[cfg(test)]

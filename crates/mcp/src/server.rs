@@ -91,10 +91,11 @@ impl HandrailServer {
         engine: handrail_core::Engine,
         defaults: crate::desk::TurnDefaults,
         audit: Option<crate::desk::AuditLog>,
+        trace: Option<handrail_trace::TraceWriter>,
         options: ServerOptions,
     ) -> std::io::Result<Self> {
         let vision = engine.config().vision.clone();
-        let desk = Desk::start(engine, defaults, audit)?;
+        let desk = Desk::start(engine, defaults, audit, trace)?;
         Ok(Self::new(desk, vision, options))
     }
 

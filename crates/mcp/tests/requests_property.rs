@@ -103,8 +103,8 @@ impl Harness {
         let mut desktop = scene().desktop();
         desktop.encoder = handrail_imaging::encoder(handrail_imaging::ImageFormat::Png);
         let engine = Engine::new(desktop, Config { vision: Vision::Capable, ..Config::default() });
-        let server =
-            HandrailServer::start(engine, TurnDefaults::default(), None, ServerOptions::default()).expect("server");
+        let server = HandrailServer::start(engine, TurnDefaults::default(), None, None, ServerOptions::default())
+            .expect("server");
         runtime.spawn(async move {
             if let Ok(running) = server.serve(tokio::io::split(server_io)).await {
                 let _ = running.waiting().await;

@@ -11,6 +11,10 @@
 //! | vLLM, SGLang, LocalAI, … (OpenAI-compatible) | `GET /v1/models` | names only: the known-model table decides |
 //!
 //! When nothing decides, the answer is unknown and the gate fails closed.
+//!
+//! [`chat`] is the other half of talking to those servers: OpenAI-compatible chat completions.
+
+pub mod chat;
 
 use std::time::Duration;
 

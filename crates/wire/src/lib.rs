@@ -1,6 +1,8 @@
 //! handrail's JSON shapes, shared by the MCP and CLI edges: decoding `computer` tool arguments into
 //! [`RawArgs`] and encoding an [`Outcome`] as a structured value. The engine never sees JSON.
 
+pub mod tool;
+
 use handrail_core::diff::{ElementRef, SemanticDiff, VisualDiff};
 use handrail_core::observation::{Element, Observation};
 use handrail_core::{ExpectOutcome, GuardDecision, Outcome, RawArgs};
@@ -8,7 +10,7 @@ use handrail_platform::Rect;
 use serde_json::{json, Map, Value};
 
 /// The argument names of the contract, in the order documentation lists them.
-pub const PARAMETERS: [&str; 14] = [
+pub const PARAMETERS: [&str; 15] = [
     "action",
     "observation_id",
     "element_id",
@@ -23,6 +25,7 @@ pub const PARAMETERS: [&str; 14] = [
     "app",
     "url",
     "expect",
+    "marks",
 ];
 
 /// Why a JSON argument object could not be decoded.
@@ -95,6 +98,15 @@ pub fn decode_args(value: &Value) -> Result<RawArgs, DecodeError> {
             "url" => args.url = string("url", v)?,
             "expect" => args.expect = string("expect", v)?,
             "amount" => args.amount = integer("amount", v)?,
+            "marks" => {
+                args.marks = match v {
+                    Value::Null => None,
+                    Value::Bool(b) => Some(*b),
+                    other => {
+                        return Err(DecodeError::WrongType { name: "marks", expected: "a boolean", got: kind(other) })
+                    }
+                }
+            }
             "region" => {
                 args.region = match v {
                     Value::Null => None,

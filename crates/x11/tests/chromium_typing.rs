@@ -46,7 +46,8 @@ fn title(windows: &X11Windows) -> String {
 /// Waits (bounded) until the page title shows `[text]`; returns what it showed last.
 fn read_back(windows: &X11Windows, text: &str) -> String {
     let want = format!("[{text}]");
-    let deadline = Instant::now() + Duration::from_secs(5);
+    // Generous: on a loaded 2-core machine Chromium can take seconds to repaint its title.
+    let deadline = Instant::now() + Duration::from_secs(15);
     loop {
         let t = title(windows);
         if t.starts_with(&want) || Instant::now() >= deadline {

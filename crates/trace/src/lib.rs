@@ -1,0 +1,280 @@
+//! Traces: what each call asked, what the guards decided, what happened, and what the screen looked
+//! like before and after — recorded to a folder, and rendered to one self-contained HTML page.
+//!
+//! # Format (version 1)
+//!
+//! A trace is a folder:
+//!
+//! - `trace.json` — `{"format": "handrail-trace", "version": 1, "created": RFC 3339 time, "recorder":
+//!   what wrote it, "handrail": version}`. Readers refuse other formats and newer versions.
+//! - `steps.jsonl` — one JSON object per call, in order: `step` (1, 2, …), `time`, `turn`, `mode`,
+//!   `tool`, `action`, `target` (the arguments that aim: ids, target text, keys, app, URL without
+//!   credentials, `text_chars` — typed text is never recorded), `guard` (`decision`, `rule`/`marker`),
+//!   `verdict` (the result's tag), `status`, `message`, `expect` (`kind`, `result`), `changed`,
+//!   `timings_ms` (`capture`, `settle`, `observe`, `encode`, `total`), `observation` (the id the call
+//!   published) and `before_observation`, `target_box` and `changed_box` (`[x, y, w, h]` in screenshot
+//!   coordinates), `before` and `after` (image file names or null), and `text` (the result text the
+//!   model read).
+//! - `step-NNN-before.jpg`, `step-NNN-after.jpg` — the screenshots with overlays: the target's box in
+//!   red, the changed region in blue, and every secure field (password entries) filled black;
+//!   `step-NNN-thumb.jpg` — a small copy of the step's last picture for timelines (field `thumb`).
+//!
+//! Secure field contents never reach a trace: elements carry no value for them, OCR over them is
+//! dropped by the engine, typed text is never written, and their pixels are blacked out.
+
+pub mod report;
+
+use std::fs::{self, File};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use handrail_core::observation::Observation;
+use handrail_core::{Outcome, RawArgs, Turn};
+use handrail_imaging::draw::{fill_rect, stroke_rect, Rgb};
+use handrail_imaging::{encoder, ImageFormat};
+use handrail_platform::{Frame, Rect};
+use serde_json::{json, Value};
+
+pub const FORMAT: &str = "handrail-trace";
+pub const VERSION: u64 = 1;
+
+/// Width of the timeline pictures.
+const THUMB_WIDTH: u32 = 240;
+
+/// Why a trace could not be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    #[error("cannot write the trace in {0}: {1}")]
+    Write(String, std::io::Error),
+    #[error("cannot read the trace in {0}: {1}")]
+    Read(String, std::io::Error),
+    #[error("{0} is not a handrail trace (no trace.json)")]
+    NotATrace(String),
+    #[error("{path}: {why}")]
+    Invalid { path: String, why: String },
+    #[error("{0} was written by a newer handrail (trace version {1}; this one reads version {VERSION})")]
+    TooNew(String, u64),
+}
+
+/// One call to record.
+#[derive(Debug, Clone, Copy)]
+pub struct Step<'a> {
+    pub unix_ms: u64,
+    pub turn: &'a Turn,
+    /// `computer` or `read_image`.
+    pub tool: &'a str,
+    pub args: &'a RawArgs,
+    /// The latest observation before the call (what the model was looking at).
+    pub before: Option<&'a Arc<Observation>>,
+    pub outcome: &'a Outcome,
+}
+
+/// Writes a trace folder, step by step.
+#[derive(Debug)]
+pub struct TraceWriter {
+    dir: PathBuf,
+    steps: File,
+    step: u32,
+}
+
+fn write_err(dir: &Path) -> impl Fn(std::io::Error) -> TraceError + '_ {
+    move |e| TraceError::Write(dir.display().to_string(), e)
+}
+
+impl TraceWriter {
+    /// Creates (or empties of an older trace) `dir` and writes the header. `recorder` says what is
+    /// recording, e.g. `handrail serve`.
+    pub fn create(dir: &Path, recorder: &str, unix_ms: u64) -> Result<Self, TraceError> {
+        fs::create_dir_all(dir).map_err(write_err(dir))?;
+        // A trace folder reused: old steps and images would mix with the new ones.
+        if let Ok(entries) = fs::read_dir(dir) {
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().to_string();
+                let ours = name == "steps.jsonl"
+                    || name == "report.html"
+                    || (name.starts_with("step-") && name.ends_with(".jpg"));
+                if ours {
+                    let _ = fs::remove_file(entry.path());
+                }
+            }
+        }
+        let header = json!({
+            "format": FORMAT,
+            "version": VERSION,
+            "created": handrail_wire::rfc3339_utc(unix_ms),
+            "recorder": recorder,
+            "handrail": env!("CARGO_PKG_VERSION"),
+        });
+        fs::write(dir.join("trace.json"), format!("{header:#}\n")).map_err(write_err(dir))?;
+        let steps = File::create(dir.join("steps.jsonl")).map_err(write_err(dir))?;
+        Ok(Self { dir: dir.to_path_buf(), steps, step: 0 })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Steps recorded so far.
+    pub fn steps(&self) -> u32 {
+        self.step
+    }
+
+    /// Records one call: its line in `steps.jsonl` and its before/after screenshots.
+    pub fn record(&mut self, step: Step<'_>) -> Result<(), TraceError> {
+        self.step += 1;
+        let n = self.step;
+        let outcome = step.outcome;
+        let before_obs = step.before.filter(|b| b.inspect.is_none());
+        let target_box = before_obs.and_then(|b| target_box(b, step.args));
+        let changed_box = outcome.changes.as_ref().and_then(|c| c.visual.bounds);
+
+        let before_file = match before_obs.and_then(|b| b.screenshot.as_ref().map(|s| (b, s))) {
+            Some((obs, shot)) => {
+                let name = format!("step-{n:03}-before.jpg");
+                let thumb = outcome.observation.as_ref().and_then(|o| o.screenshot.as_ref()).is_none().then_some(n);
+                self.image(&name, shot, obs, &[(target_box, Rgb::RED)], thumb)?;
+                Some(name)
+            }
+            None => None,
+        };
+        let after_file = match outcome.observation.as_ref().and_then(|o| o.screenshot.as_ref().map(|s| (o, s))) {
+            Some((obs, shot)) => {
+                let name = format!("step-{n:03}-after.jpg");
+                // The target may have moved: its box is looked up again in the new observation.
+                let moved = target_box.and(target_box_in(obs, step.args, before_obs));
+                self.image(&name, shot, obs, &[(changed_box, Rgb::BLUE), (moved, Rgb::RED)], Some(n))?;
+                Some(name)
+            }
+            None => None,
+        };
+
+        let ctx = handrail_wire::AuditContext {
+            unix_ms: step.unix_ms,
+            turn: &step.turn.id,
+            mode: step.turn.mode.as_str(),
+            tool: step.tool,
+        };
+        let mut record = handrail_wire::audit_record(ctx, step.args, outcome);
+        if let Some(map) = record.as_object_mut() {
+            let boxed = |r: Option<Rect>| r.map(|r| json!([r.x, r.y, r.width, r.height]));
+            map.insert("step".into(), json!(n));
+            map.insert("status".into(), json!(outcome.status.as_str()));
+            map.insert("message".into(), json!(outcome.message));
+            map.insert("before_observation".into(), json!(step.before.map(|b| b.id.to_string())));
+            map.insert("target_box".into(), boxed(target_box).unwrap_or(Value::Null));
+            map.insert("changed_box".into(), boxed(changed_box).unwrap_or(Value::Null));
+            map.insert("before".into(), json!(before_file));
+            map.insert("after".into(), json!(after_file));
+            let thumb = format!("step-{n:03}-thumb.jpg");
+            map.insert("thumb".into(), json!(self.dir.join(&thumb).exists().then_some(thumb)));
+            map.insert("text".into(), json!(outcome.text()));
+            if let Some(obs) = outcome.observation.as_ref() {
+                map.insert("image_size".into(), json!([obs.image_size.width, obs.image_size.height]));
+            }
+        }
+        writeln!(self.steps, "{record}").map_err(write_err(&self.dir))?;
+        self.steps.flush().map_err(write_err(&self.dir))?;
+        Ok(())
+    }
+
+    /// Writes one overlaid screenshot; with `thumb`, also the step's small timeline picture.
+    fn image(
+        &self,
+        name: &str,
+        shot: &Frame,
+        obs: &Observation,
+        boxes: &[(Option<Rect>, Rgb)],
+        thumb: Option<u32>,
+    ) -> Result<(), TraceError> {
+        let mut frame = shot.clone();
+        for e in obs.elements.iter().filter(|e| e.is_secure()) {
+            fill_rect(&mut frame, e.bounds, Rgb::BLACK);
+        }
+        for (r, color) in boxes {
+            if let Some(r) = r {
+                // A little outside the box, so the element itself stays visible.
+                let grown = Rect::new(r.x - 3, r.y - 3, r.width + 6, r.height + 6);
+                stroke_rect(&mut frame, grown, *color, 3);
+            }
+        }
+        let jpeg = encoder(ImageFormat::Jpeg { quality: 75 });
+        let failed = |e: handrail_platform::PlatformError| {
+            TraceError::Write(self.dir.display().to_string(), std::io::Error::other(e.to_string()))
+        };
+        fs::write(self.dir.join(name), jpeg.encode(&frame).map_err(failed)?.bytes).map_err(write_err(&self.dir))?;
+        if let Some(n) = thumb {
+            let small = frame.size.fit_within(handrail_platform::Size::new(THUMB_WIDTH, THUMB_WIDTH));
+            let thumb = handrail_imaging::resize_bgrx(&frame, small);
+            fs::write(self.dir.join(format!("step-{n:03}-thumb.jpg")), jpeg.encode(&thumb).map_err(failed)?.bytes)
+                .map_err(write_err(&self.dir))?;
+        }
+        Ok(())
+    }
+}
+
+/// The box of the call's (first) target in `obs`: its element id, or the one element showing its text.
+fn target_box(obs: &Observation, args: &RawArgs) -> Option<Rect> {
+    if let Some(id) = args.element_id.as_deref() {
+        return obs.elements.iter().find(|e| e.id.to_string() == id).map(|e| e.bounds);
+    }
+    if let Some(text) = args.target_text.as_deref() {
+        let mut found = obs.elements.iter().filter(|e| e.label == text);
+        let first = found.next()?;
+        return found.next().is_none().then_some(first.bounds);
+    }
+    if let Some([x, y, w, h]) = args.region.as_deref() {
+        let fit = |v: i64| i32::try_from(v).ok();
+        let size = |v: i64| u32::try_from(v).ok();
+        return Some(Rect::new(fit(*x)?, fit(*y)?, size(*w)?, size(*h)?));
+    }
+    None
+}
+
+/// The target's box after the call: the same element id if it is still listed.
+fn target_box_in(after: &Observation, args: &RawArgs, before: Option<&Arc<Observation>>) -> Option<Rect> {
+    target_box(after, args).or_else(|| before.and_then(|b| target_box(b, args)))
+}
+
+/// A trace as read back: its header and its steps.
+#[derive(Debug, Clone)]
+pub struct Trace {
+    pub dir: PathBuf,
+    pub header: Value,
+    pub steps: Vec<Value>,
+}
+
+/// Reads the trace in `dir`, checking its format and version.
+pub fn read(dir: &Path) -> Result<Trace, TraceError> {
+    let shown = dir.display().to_string();
+    let header_path = dir.join("trace.json");
+    let header_text = match fs::read_to_string(&header_path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(TraceError::NotATrace(shown)),
+        Err(e) => return Err(TraceError::Read(shown, e)),
+    };
+    let header: Value = serde_json::from_str(&header_text)
+        .map_err(|e| TraceError::Invalid { path: header_path.display().to_string(), why: format!("not JSON: {e}") })?;
+    if header.get("format").and_then(Value::as_str) != Some(FORMAT) {
+        return Err(TraceError::NotATrace(shown));
+    }
+    let version = header.get("version").and_then(Value::as_u64).unwrap_or(0);
+    if version > VERSION {
+        return Err(TraceError::TooNew(shown, version));
+    }
+    let steps_path = dir.join("steps.jsonl");
+    let file = File::open(&steps_path).map_err(|e| TraceError::Read(shown.clone(), e))?;
+    let mut steps = Vec::new();
+    for (i, line) in BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| TraceError::Read(shown.clone(), e))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let step: Value = serde_json::from_str(&line).map_err(|e| TraceError::Invalid {
+            path: steps_path.display().to_string(),
+            why: format!("line {} is not JSON: {e}", i + 1),
+        })?;
+        steps.push(step);
+    }
+    Ok(Trace { dir: dir.to_path_buf(), header, steps })
+}
