@@ -2,11 +2,13 @@
 //!
 //! By default it runs on a real private desktop: handrail starts a sandbox (Xvfb, session bus,
 //! accessibility bus, openbox), serves a small notes page on 127.0.0.1, opens it in the Chromium it
-//! launches with accessibility on, and works the page through the engine. `--simulated` runs the same
+//! launches with accessibility on, and works the page through handrail's MCP server — the same server
+//! `handrail serve` runs, spoken to over the real protocol in process. `--simulated` runs the same
 //! script on the built-in simulated desktop (no system packages needed).
 //!
 //! The script is a tiny policy of the kind an agent runs: it reads the latest observation to find its
 //! targets by role and label and acts on their element ids, exactly as a model would through the tool.
+//! The server records the trace; the demo writes its report at the end.
 
 use std::io::{Read as _, Write as _};
 use std::net::TcpListener;
@@ -14,16 +16,14 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use std::sync::Arc;
-
-use handrail_core::observation::Observation;
-use handrail_core::{Config, Engine, Mode, Outcome, RawArgs, Status, Turn, Vision};
+use handrail_core::{Config, Engine, Mode, Vision};
 use handrail_imaging::{encoder, ImageFormat};
+use handrail_mcp::{HandrailServer, LocalSession, ServerOptions, TurnDefaults};
 use handrail_platform::{Rect, Size};
 use handrail_sandbox::{Sandbox, SandboxOptions};
 use handrail_sim::{Reaction, SimDesktop, Widget, WindowSpec};
-use handrail_trace::{Step, TraceWriter};
-use serde_json::json;
+use handrail_trace::TraceWriter;
+use serde_json::{json, Value};
 
 /// The notes page of the real-desktop demo: labelled fields, a password field, a Save button that
 /// answers after 300 ms, and a destructive button.
@@ -72,103 +72,94 @@ pub(crate) fn simulated_scene() -> SimDesktop {
     sim
 }
 
-/// Finds an element by role and label in the latest observation, as a scripted policy would: returns
-/// the observation id and the element id to act with.
-fn target(engine: &Engine, role: &str, label: &str) -> Option<(String, String)> {
-    let obs = engine.latest()?;
-    obs.elements
-        .iter()
-        .find(|e| e.label == label && e.role.as_str() == role)
-        .map(|e| (obs.id.to_string(), e.id.to_string()))
+/// A host's side of the session: calls the `computer` tool over MCP, prints each step, remembers the
+/// latest observation (structured content) to find targets in.
+struct Host {
+    session: LocalSession,
+    meta: Value,
+    latest: Option<Value>,
+    step: u32,
 }
 
-fn require(engine: &Engine, role: &str, label: &str) -> Result<(String, String)> {
-    target(engine, role, label).with_context(|| {
-        let listed = engine.latest().map(|o| o.id.to_string()).unwrap_or_default();
-        format!("no {role} labelled {label:?} in {listed}")
-    })
-}
+impl Host {
+    fn new(server: HandrailServer, turn: &str, intent: &str) -> Result<Self> {
+        let session = LocalSession::start(server).context("opening an MCP session with the server")?;
+        let meta = json!({"handrail/turn": turn, "handrail/intent": intent, "handrail/mode": "interactive"});
+        Ok(Self { session, meta, latest: None, step: 0 })
+    }
 
-struct Trace {
-    writer: TraceWriter,
-    turn: Turn,
-}
-
-impl Trace {
-    fn record(
-        &mut self,
-        args_json: &serde_json::Value,
-        args: &RawArgs,
-        before: Option<&Arc<Observation>>,
-        outcome: &Outcome,
-    ) -> Result<()> {
-        let mut shown = args_json.clone();
+    /// One `computer` call; returns its structured content.
+    fn call(&mut self, args: Value) -> Result<Value> {
+        self.step += 1;
+        let mut shown = args.clone();
         // Typed text is the person's business: the console shows its length, like the trace.
         if let Some(text) = shown.get_mut("text") {
             let chars = text.as_str().map_or(0, |t| t.chars().count());
             *text = json!(format!("[{chars} characters]"));
         }
-        println!("── step {} ── {}", self.writer.steps() + 1, shown);
-        println!("{}\n", outcome.text());
-        let step = Step { unix_ms: unix_ms(), turn: &self.turn, tool: "computer", args, before, outcome };
-        self.writer.record(step).context("recording the trace")
+        let result =
+            self.session.call_tool("computer", args, self.meta.clone()).context("calling the computer tool")?;
+        let text = result["content"][0]["text"].as_str().unwrap_or_default();
+        let images = result["content"].as_array().map_or(0, |c| c.iter().filter(|b| b["type"] == "image").count());
+        println!("── step {} ── {shown}", self.step);
+        println!("{text}");
+        println!("(+ {images} screenshot{})\n", if images == 1 { "" } else { "s" });
+        let structured = result["structuredContent"].clone();
+        if structured["observation"].is_object() {
+            self.latest = Some(structured["observation"].clone());
+        }
+        Ok(structured)
     }
-}
 
-fn unix_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
+    /// Finds an element by role and label in the latest observation, as a scripted policy would:
+    /// returns the observation id and the element id to act with.
+    fn target(&self, role: &str, label: &str) -> Option<(String, String)> {
+        let obs = self.latest.as_ref()?;
+        let element = obs["elements"].as_array()?.iter().find(|e| e["role"] == role && e["label"] == label)?;
+        Some((obs["id"].as_str()?.to_string(), element["id"].as_str()?.to_string()))
+    }
 
-fn call(engine: &mut Engine, trace: &mut Trace, args_json: serde_json::Value) -> Result<Outcome> {
-    let args = handrail_wire::decode_args(&args_json).map_err(|e| anyhow::anyhow!("demo script error: {e}"))?;
-    trace.turn = engine.turn().clone();
-    let before = engine.latest().cloned();
-    let outcome = engine.call_args(&args);
-    trace.record(&args_json, &args, before.as_ref(), &outcome)?;
-    Ok(outcome)
+    fn require(&self, role: &str, label: &str) -> Result<(String, String)> {
+        self.target(role, label).with_context(|| {
+            let listed = self.latest.as_ref().and_then(|o| o["id"].as_str()).unwrap_or("no observation");
+            format!("no {role} labelled {label:?} in {listed}")
+        })
+    }
 }
 
 /// The script both desktops run once the notes form is on screen.
-fn script(engine: &mut Engine, trace: &mut Trace) -> Result<()> {
+fn script(host: &mut Host) -> Result<()> {
     // Set-of-marks: the element ids drawn on the screenshot, for vision models that ground ids in pixels.
-    call(engine, trace, json!({"action": "see", "marks": true}))?;
-    let (obs, title) = require(engine, "entry", "Title")?;
-    call(
-        engine,
-        trace,
-        json!({"action": "type", "observation_id": obs, "element_id": title, "text": "Groceries", "expect": "text:Groceries"}),
-    )?;
-    let (obs, save) = require(engine, "button", "Save")?;
-    call(engine, trace, json!({"action": "click", "observation_id": obs, "element_id": save, "expect": "text:Saved"}))?;
+    host.call(json!({"action": "see", "marks": true}))?;
+    let (obs, title) = host.require("entry", "Title")?;
+    host.call(json!({"action": "type", "observation_id": obs, "element_id": title, "text": "Groceries", "expect": "text:Groceries"}))?;
+    let (obs, save) = host.require("button", "Save")?;
+    host.call(json!({"action": "click", "observation_id": obs, "element_id": save, "expect": "text:Saved"}))?;
     // Saving again changes nothing; the engine says so, and refuses a blind repeat.
     for _ in 0..2 {
-        let (obs, save) = require(engine, "button", "Save")?;
-        call(engine, trace, json!({"action": "click", "observation_id": obs, "element_id": save}))?;
+        let (obs, save) = host.require("button", "Save")?;
+        host.call(json!({"action": "click", "observation_id": obs, "element_id": save}))?;
     }
     // The guards.
-    let (obs, delete) = require(engine, "button", "Delete all notes")?;
-    call(engine, trace, json!({"action": "click", "observation_id": obs, "element_id": delete}))?;
-    call(engine, trace, json!({"action": "key", "keys": "cmd+shift+delete"}))?;
-    let (obs, password) = require(engine, "password_entry", "Sync password")?;
-    call(engine, trace, json!({"action": "type", "observation_id": obs, "element_id": password, "text": "hunter2"}))?;
-    call(engine, trace, json!({"action": "open_url", "url": "http://good.example@evil.example/login"}))?;
+    let (obs, delete) = host.require("button", "Delete all notes")?;
+    host.call(json!({"action": "click", "observation_id": obs, "element_id": delete}))?;
+    host.call(json!({"action": "key", "keys": "cmd+shift+delete"}))?;
+    let (obs, password) = host.require("password_entry", "Sync password")?;
+    host.call(json!({"action": "type", "observation_id": obs, "element_id": password, "text": "hunter2"}))?;
+    host.call(json!({"action": "open_url", "url": "http://good.example@evil.example/login"}))?;
     // An old observation id is refused, naming the latest.
-    call(engine, trace, json!({"action": "click", "observation_id": "obs_1", "element_id": save}))?;
+    host.call(json!({"action": "click", "observation_id": "obs_1", "element_id": save}))?;
     Ok(())
 }
 
-fn begin(engine: &mut Engine) {
-    engine.begin_turn(Turn {
-        id: "demo-1".into(),
-        intent: "Write a note titled Groceries and save it".into(),
-        mode: Mode::Interactive,
-    });
-}
+const TURN: &str = "demo-1";
+const INTENT: &str = "Write a note titled Groceries and save it";
 
-fn capable() -> Config {
-    Config { vision: Vision::Capable, ..Config::default() }
+/// A server over `desktop` that records into `trace`.
+fn server(desktop: handrail_platform::Desktop, vision: Vision, trace: TraceWriter) -> Result<HandrailServer> {
+    let engine = Engine::new(desktop, Config { vision, ..Config::default() });
+    let defaults = TurnDefaults { id: TURN.into(), intent: INTENT.into(), mode: Mode::Interactive };
+    HandrailServer::start(engine, defaults, None, Some(trace), ServerOptions::default()).context("starting the server")
 }
 
 /// Serves the notes page on 127.0.0.1 until the process ends; returns its URL.
@@ -193,66 +184,58 @@ fn serve_notes_page() -> Result<String> {
     Ok(url)
 }
 
-fn run_on_sandbox(trace: &mut Trace) -> Result<()> {
+fn run_on_sandbox(trace: TraceWriter) -> Result<u32> {
     let sandbox = Sandbox::start(SandboxOptions::default()).context("starting the sandbox desktop")?;
     eprintln!("handrail demo: private desktop {} is up; working a notes page in Chromium", sandbox.display());
     let desktop = crate::desktops::sandbox_desktop(&sandbox, "handrail demo")?;
-    let mut engine = Engine::new(desktop, capable());
-    begin(&mut engine);
+    let mut host = Host::new(server(desktop, Vision::Capable, trace)?, TURN, INTENT)?;
 
     let url = serve_notes_page()?;
-    call(&mut engine, trace, json!({"action": "open_url", "url": url, "expect": "window:Notes"}))?;
+    host.call(json!({"action": "open_url", "url": url, "expect": "window:Notes"}))?;
     // The page's accessibility tree arrives shortly after the window: look until the form is listed,
     // as an agent would (bounded).
     for _ in 0..15 {
-        if target(&engine, "entry", "Title").is_some() {
+        if host.target("entry", "Title").is_some() {
             break;
         }
-        let o = call(&mut engine, trace, json!({"action": "see"}))?;
-        if o.status != Status::Ok {
-            bail!("see failed: {}", o.text());
+        let o = host.call(json!({"action": "see"}))?;
+        if o["status"] != "ok" {
+            bail!("see failed: {}", o["message"]);
         }
     }
-    script(&mut engine, trace)?;
-    drop(engine);
+    script(&mut host)?;
+    let steps = host.step;
+    // Closing the session ends the server and its engine before the desktop goes away.
+    drop(host);
     sandbox.stop().context("stopping the sandbox desktop")?;
-    Ok(())
+    Ok(steps)
 }
 
-fn run_simulated(trace: &mut Trace) -> Result<()> {
-    let sim = simulated_scene();
-    let mut desktop = sim.desktop();
+fn run_simulated(trace: TraceWriter) -> Result<u32> {
+    let mut desktop = simulated_scene().desktop();
     desktop.encoder = encoder(ImageFormat::Png);
-    let mut engine = Engine::new(desktop, capable());
-    begin(&mut engine);
-    call(&mut engine, trace, json!({"action": "see"}))?;
-    script(&mut engine, trace)
+    let mut host = Host::new(server(desktop, Vision::Capable, trace)?, TURN, INTENT)?;
+    host.call(json!({"action": "see"}))?;
+    script(&mut host)?;
+    Ok(host.step)
 }
 
 pub fn run(trace_dir: &Path, simulated: bool) -> Result<()> {
-    let writer = TraceWriter::create(trace_dir, "handrail demo", unix_ms()).context("starting the trace")?;
-    let mut trace = Trace { writer, turn: Turn::default() };
+    let trace =
+        TraceWriter::create(trace_dir, "handrail demo", handrail_mcp::desk::unix_ms()).context("starting the trace")?;
+    let mut steps = if simulated { run_simulated(trace)? } else { run_on_sandbox(trace)? };
 
-    if simulated {
-        run_simulated(&mut trace)?;
-    } else {
-        run_on_sandbox(&mut trace)?;
-    }
-
-    // A text-only model never reaches any desktop: not even a screenshot is taken.
-    let mut blind = Engine::new(
-        handrail_platform::absent::not_opened_desktop(),
-        Config { vision: Vision::TextOnly { model: "qwen3:14b".into() }, ..Config::default() },
-    );
-    blind.begin_turn(Turn { id: "demo-2".into(), intent: "Write a note".into(), mode: Mode::Interactive });
-    call(&mut blind, &mut trace, json!({"action": "see"}))?;
+    // A text-only model never reaches any desktop: its server does not even open one.
+    let trace = TraceWriter::resume(trace_dir).context("continuing the trace")?;
+    let blind =
+        server(handrail_platform::absent::not_opened_desktop(), Vision::TextOnly { model: "qwen3:14b".into() }, trace)?;
+    let mut host = Host::new(blind, "demo-2", "Write a note")?;
+    host.step = steps;
+    host.call(json!({"action": "see"}))?;
+    steps = host.step;
+    drop(host);
 
     let report = handrail_trace::report::write_report(trace_dir).context("writing the report")?;
-    eprintln!(
-        "handrail demo: {} steps; trace in {}, report at {}",
-        trace.writer.steps(),
-        trace_dir.display(),
-        report.display()
-    );
+    eprintln!("handrail demo: {steps} steps; trace in {}, report at {}", trace_dir.display(), report.display());
     Ok(())
 }

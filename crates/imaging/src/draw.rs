@@ -51,11 +51,13 @@ pub fn fill_rect(frame: &mut Frame, r: Rect, color: Rgb) {
 /// Draws the outline of `r`, `thickness` pixels wide, inside the rectangle.
 pub fn stroke_rect(frame: &mut Frame, r: Rect, color: Rgb, thickness: u32) {
     let t = thickness.min(r.width / 2 + 1).min(r.height / 2 + 1).max(1);
-    let ti = i32::try_from(t).unwrap_or(1);
+    // Edges computed wide, then saturated: rectangles may lie anywhere, even near i32's limits.
+    let at = |v: i64| i32::try_from(v.clamp(i64::from(i32::MIN), i64::from(i32::MAX))).unwrap_or(0);
+    let (x, y, w, h, ti) = (i64::from(r.x), i64::from(r.y), i64::from(r.width), i64::from(r.height), i64::from(t));
     fill_rect(frame, Rect::new(r.x, r.y, r.width, t), color);
-    fill_rect(frame, Rect::new(r.x, r.y + i32::try_from(r.height).unwrap_or(0) - ti, r.width, t), color);
+    fill_rect(frame, Rect::new(r.x, at(y + h - ti), r.width, t), color);
     fill_rect(frame, Rect::new(r.x, r.y, t, r.height), color);
-    fill_rect(frame, Rect::new(r.x + i32::try_from(r.width).unwrap_or(0) - ti, r.y, t, r.height), color);
+    fill_rect(frame, Rect::new(at(x + w - ti), r.y, t, r.height), color);
 }
 
 /// 5x7 glyphs, one byte per row (low 5 bits, leftmost pixel in bit 4), for what ids are made of.
@@ -91,11 +93,12 @@ pub fn label(frame: &mut Frame, at: Point, text: &str, fg: Rgb, bg: Rgb, scale: 
     let s = i32::try_from(scale).unwrap_or(1);
     for (i, c) in text.chars().enumerate() {
         let Some(rows) = glyph(c) else { continue };
-        let gx = at.x + s + i32::try_from(i).unwrap_or(0) * 6 * s;
+        let gx = at.x.saturating_add(s.saturating_mul(1 + 6 * i32::try_from(i).unwrap_or(i32::MAX / 8)));
         for (row, bits) in rows.iter().enumerate() {
             for col in 0..5 {
                 if bits & (0x10 >> col) != 0 {
-                    let px = Rect::new(gx + col * s, at.y + s + i32::try_from(row).unwrap_or(0) * s, scale, scale);
+                    let row = i32::try_from(row).unwrap_or(0);
+                    let px = Rect::new(gx.saturating_add(col * s), at.y.saturating_add(s * (1 + row)), scale, scale);
                     fill_rect(frame, px, fg);
                 }
             }
@@ -169,6 +172,21 @@ mod tests {
         fill_rect(&mut f, Rect::new(50, 50, 10, 10), Rgb::BLUE);
         stroke_rect(&mut f, Rect::new(i32::MAX - 1, i32::MIN, u32::MAX, u32::MAX), Rgb::RED, 3);
         draw_marks(&mut f, &[(Rect::new(8, 8, 100, 100), "e123456789".into())]);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_rectangle_and_label_is_drawn_without_panicking(
+            x in proptest::num::i32::ANY, y in proptest::num::i32::ANY,
+            w in proptest::num::u32::ANY, h in proptest::num::u32::ANY,
+            t in 0u32..50, text in "[e0-9x ]{0,12}",
+        ) {
+            let mut f = blank(32, 24);
+            stroke_rect(&mut f, Rect::new(x, y, w, h), Rgb::RED, t);
+            fill_rect(&mut f, Rect::new(x, y, w, h), Rgb::BLUE);
+            label(&mut f, Point::new(x, y), &text, Rgb::WHITE, Rgb::BLACK, t % 4);
+            draw_marks(&mut f, &[(Rect::new(x, y, w, h), text.clone())]);
+        }
     }
 
     #[test]

@@ -9,11 +9,13 @@
 
 pub mod desk;
 pub mod images;
+pub mod local;
 pub mod server;
 pub mod tools;
 pub mod transport;
 
 pub use desk::{AuditLog, Desk, TurnDefaults, TurnMeta, META_INTENT, META_MODE, META_TURN};
 pub use images::ImageRoots;
+pub use local::{LocalError, LocalSession};
 pub use server::{HandrailServer, ServerOptions};
 pub use transport::{run_http, run_stdio, serve_http, serve_stdio, HttpOptions, HttpServer, ServeError};

@@ -111,6 +111,15 @@ impl TraceWriter {
         Ok(Self { dir: dir.to_path_buf(), steps, step: 0 })
     }
 
+    /// Continues the trace in `dir` (written earlier, e.g. by another session of the same run): new
+    /// steps are appended and numbered after the last one.
+    pub fn resume(dir: &Path) -> Result<Self, TraceError> {
+        let existing = read(dir)?;
+        let last = existing.steps.iter().filter_map(|s| s.get("step").and_then(Value::as_u64)).max().unwrap_or(0);
+        let steps = fs::OpenOptions::new().append(true).open(dir.join("steps.jsonl")).map_err(write_err(dir))?;
+        Ok(Self { dir: dir.to_path_buf(), steps, step: u32::try_from(last).unwrap_or(u32::MAX) })
+    }
+
     pub fn dir(&self) -> &Path {
         &self.dir
     }
