@@ -81,6 +81,7 @@ fn every_script_arrives_exactly_in_chromium() {
     {
         let mut exact = 0;
         let mut last = String::new();
+        let mut wrong = Vec::new();
         for _ in 0..RUNS {
             input.key(&combo(true, "a")).expect("select all");
             input.key(&combo(false, "backspace")).expect("clear");
@@ -89,9 +90,11 @@ fn every_script_arrives_exactly_in_chromium() {
             last = read_back(&windows, text);
             if last.starts_with(&format!("[{text}]")) {
                 exact += 1;
+            } else {
+                wrong.push(last.clone());
             }
         }
-        assert_eq!(exact, RUNS, "{text:?} arrived exactly {exact}/{RUNS} times; last title {last:?}");
+        assert_eq!(exact, RUNS, "{text:?} arrived exactly {exact}/{RUNS} times; wrong titles {wrong:?}");
     }
     drop(windows);
     sandbox.stop().expect("clean teardown");
