@@ -80,18 +80,17 @@ fn every_script_arrives_exactly_in_chromium() {
     for text in ["Hello, world! 123", "สวัสดีครับ ภาษาไทย", "日本語のテキスト 中文", "👍🎉 ok", "Mixed ไทย 日本 👍 end"]
     {
         let mut exact = 0;
-        let mut last = String::new();
         let mut wrong = Vec::new();
         for _ in 0..RUNS {
             input.key(&combo(true, "a")).expect("select all");
             input.key(&combo(false, "backspace")).expect("clear");
             read_back(&windows, "");
             input.type_text(text).expect("types");
-            last = read_back(&windows, text);
+            let last = read_back(&windows, text);
             if last.starts_with(&format!("[{text}]")) {
                 exact += 1;
             } else {
-                wrong.push(last.clone());
+                wrong.push(last);
             }
         }
         assert_eq!(exact, RUNS, "{text:?} arrived exactly {exact}/{RUNS} times; wrong titles {wrong:?}");
