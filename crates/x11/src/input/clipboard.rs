@@ -237,6 +237,13 @@ impl Clipboard {
         let sent = keystroke();
         let fetched = sent.is_ok() && inner.wait_pasted(&ids, target.map(|w| inner.client_of(w)), timeout);
         let waited = start.elapsed();
+        // The window read as focused may not be the one that pasted (focus moving, a stale active
+        // window): if another client fetched the text after the keystroke, the paste happened. Keep the
+        // text on offer for a while all the same, in case the focused app is merely slow.
+        let fetched_by_other = !fetched && sent.is_ok() && target.is_some() && inner.fetched_since(&ids, start);
+        if fetched_by_other {
+            debug!("paste fetched by a client other than the focused window's after {} ms", waited.as_millis());
+        }
         if fetched || sent.is_err() {
             let restored = inner.restore_all(priors);
             sent?;
@@ -265,6 +272,9 @@ impl Clipboard {
             for &sel in selections {
                 inner.restore_pending(sel);
             }
+        }
+        if fetched_by_other {
+            return Ok(waited);
         }
         Err(PasteError::Timeout(waited))
     }
@@ -599,6 +609,11 @@ impl Inner {
     /// The X client a resource (window) belongs to: its id without the per-client resource bits.
     fn client_of(&self, id: u32) -> u32 {
         id & !self.c().setup().resource_id_mask
+    }
+
+    /// Whether any client fetched a data target of one of `ids` at or after `since`.
+    fn fetched_since(&self, ids: &[u64], since: Instant) -> bool {
+        lock(&self.state).requests.iter().any(|r| r.data && r.at >= since && ids.contains(&r.content))
     }
 
     /// Waits until `client` (any client when `None`) has fetched a data target of one of `ids` and then
