@@ -462,7 +462,7 @@ impl Engine {
                     Box::new(o)
                 })?,
             };
-            let point = obs.to_screen(element.bounds.center());
+            let point = obs.to_screen(aim_point(&element, &obs.elements));
             aims.push(Aim { element, point });
         }
         Ok(aims)
@@ -898,7 +898,10 @@ fn recheck(aim: &mut Aim, latest: &Observation, probe: &Probe) -> Result<(), Str
                 now.bounds
             ));
         }
-        aim.point = latest.to_screen(now.bounds.center());
+        // Followed by the same offset inside the box, so a point chosen clear of an overlap stays clear.
+        let old = latest.to_screen(e.bounds.center());
+        let new = latest.to_screen(now.bounds.center());
+        aim.point = Point::new(aim.point.x + new.x - old.x, aim.point.y + new.y - old.y);
         return Ok(());
     }
     if latest.thumbnail.region_changed(&probe.thumbnail, &e.bounds) {
@@ -945,6 +948,51 @@ fn perform(desktop: &Desktop, request: &Request, aims: &[Aim], policy: &UrlPolic
         }
         Command::See | Command::Inspect(_) => Ok(()),
     }
+}
+
+/// Where to click `target` (screenshot coordinates): its centre, unless another interactive element of
+/// the observation covers that point — overlapping controls, where the one drawn on top would take the
+/// click. Then the point of the target nearest its centre that no such element covers; the centre when
+/// none is free. Containers and contents (boxes inside one another) do not count as covering.
+fn aim_point(target: &Element, elements: &[Element]) -> Point {
+    let b = target.bounds;
+    let centre = b.center();
+    let covering: Vec<Rect> = elements
+        .iter()
+        .filter(|e| e.id != target.id && e.is_interactive())
+        .map(|e| e.bounds)
+        .filter(|r| r.contains(centre) && !r.contains_rect(&b) && !b.contains_rect(r))
+        .collect();
+    if covering.is_empty() || b.width < 2 || b.height < 2 {
+        return centre;
+    }
+    let mut candidates = Vec::with_capacity(81);
+    for i in 0..9i64 {
+        for j in 0..9i64 {
+            let x = i64::from(b.x) + (i64::from(b.width) * (2 * i + 1)) / 18;
+            let y = i64::from(b.y) + (i64::from(b.height) * (2 * j + 1)) / 18;
+            let p = Point::new(i32::try_from(x).unwrap_or(centre.x), i32::try_from(y).unwrap_or(centre.y));
+            candidates.push(p);
+        }
+    }
+    // Edges too: a thin strip left uncovered is often all there is.
+    for (x, y) in [
+        (i64::from(b.x) + i64::from(b.width) / 2, i64::from(b.y) + i64::from(b.height) - 2),
+        (i64::from(b.x) + i64::from(b.width) / 2, i64::from(b.y) + 1),
+        (i64::from(b.x) + 1, i64::from(b.y) + i64::from(b.height) / 2),
+        (i64::from(b.x) + i64::from(b.width) - 2, i64::from(b.y) + i64::from(b.height) / 2),
+    ] {
+        candidates.push(Point::new(i32::try_from(x).unwrap_or(centre.x), i32::try_from(y).unwrap_or(centre.y)));
+    }
+    let distance = |p: &Point| {
+        let (dx, dy) = (i64::from(p.x) - i64::from(centre.x), i64::from(p.y) - i64::from(centre.y));
+        dx * dx + dy * dy
+    };
+    candidates
+        .into_iter()
+        .filter(|p| b.contains(*p) && !covering.iter().any(|r| r.contains(*p)))
+        .min_by_key(distance)
+        .unwrap_or(centre)
 }
 
 /// Looks at the screen: capture, accessibility, OCR, merge, ids, thumbnail, encode.

@@ -553,3 +553,26 @@ fn set_of_marks_draws_listed_elements_on_the_image_only_when_asked() {
     let fobs = off.observation.clone().expect("observation");
     assert_eq!(pgm_pixel(&fobs.image.as_ref().expect("image").bytes, x, y), before);
 }
+
+#[test]
+fn a_click_on_an_overlapped_control_aims_where_nothing_covers_it() {
+    // Two buttons drawn over each other, as on pages that stack controls: TWO (added last) is on top
+    // and covers ONE's centre; only a strip of ONE stays uncovered.
+    let (mut fx, _) = Fx::empty_with(|sim, win| {
+        let status = sim.add_widget(win, Widget::text("none").at(130, 600, 200, 20));
+        sim.add_widget(
+            win,
+            Widget::button("ONE").at(145, 193, 40, 40).on_click(Reaction::set_label(status, "ONE clicked")),
+        );
+        sim.add_widget(
+            win,
+            Widget::button("TWO").at(146, 187, 40, 40).on_click(Reaction::set_label(status, "TWO clicked")),
+        );
+    });
+    fx.see();
+    let o = fx.on("click", "ONE", &[("expect", "text:ONE clicked")]);
+    assert_eq!(o.tag(), "[ok+verified]", "{}", o.text());
+    // Not overlapped: the centre, as always.
+    let o = fx.on("click", "TWO", &[("expect", "text:TWO clicked")]);
+    assert_eq!(o.tag(), "[ok+verified]", "{}", o.text());
+}
