@@ -2,46 +2,26 @@
 //! the trace: not its steps, not its report, not the text the model read — whatever the accessibility
 //! tree and OCR see.
 
-use std::io::{BufRead, BufReader};
-use std::process::Stdio;
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use handrail_core::{Config, Engine, RawArgs, Turn, Vision};
 use handrail_sandbox::{Sandbox, SandboxOptions, REMOVED_ENV};
+use handrail_testkit::LineApp;
 use handrail_trace::{Step, TraceWriter};
 use handrail_x11::windows::LaunchEnv;
 use handrail_x11::{X11Desktop, X11Options};
 
 const SECRET: &str = "Sup3r-Secret-Pw";
 
-fn wait_for(lines: &mpsc::Receiver<String>, want: impl Fn(&str) -> bool) -> Option<String> {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    while let Ok(line) = lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-        if want(&line) {
-            return Some(line);
-        }
-    }
-    None
-}
-
 #[test]
 fn a_password_typed_by_the_person_never_reaches_the_trace() {
     let sandbox = Sandbox::start(SandboxOptions::default()).expect("sandbox starts");
     let app = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/apps/probe_gtk.py");
-    let mut child =
-        sandbox.command("/usr/bin/python3").arg(app).stdout(Stdio::piped()).spawn().expect("probe app starts");
-    let stdout = child.stdout.take().expect("stdout");
-    let (tx, lines) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let geometry = wait_for(&lines, |l| l.starts_with("geometry Password ")).expect("the app reports its layout");
-    assert!(wait_for(&lines, |l| l == "ready").is_some());
+    let mut command = sandbox.command("/usr/bin/python3");
+    command.arg(app);
+    let mut app = LineApp::spawn(command);
+    let geometry = app.wait_for(|l| l.starts_with("geometry Password ")).expect("the app reports its layout");
+    assert!(app.wait_for(|l| l == "ready").is_some());
     let numbers: Vec<i32> = geometry.split_whitespace().skip(2).filter_map(|n| n.parse().ok()).collect();
     let (cx, cy) = (numbers[0] + numbers[2] / 2, numbers[1] + numbers[3] / 2);
 
@@ -54,7 +34,7 @@ fn a_password_typed_by_the_person_never_reaches_the_trace() {
         .expect("xdotool runs");
     assert!(typed.success());
     let want = format!("password-length={}", SECRET.len());
-    assert!(wait_for(&lines, |l| l == want).is_some(), "the password reached the field");
+    assert!(app.wait_for(|l| l == want).is_some(), "the password reached the field");
 
     // Then handrail records a session on that screen, with accessibility and OCR.
     let mut launch = LaunchEnv::new(sandbox.env(), sandbox.root().join("browser"));
@@ -112,8 +92,7 @@ fn a_password_typed_by_the_person_never_reaches_the_trace() {
         files += 1;
     }
     assert!(files >= 8, "the trace has steps, images and a report ({files} files)");
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(app);
     drop(engine);
     sandbox.stop().expect("sandbox stops");
     let _ = std::fs::remove_dir_all(&dir);

@@ -2,8 +2,6 @@
 //! copies the input's value into its title, which X11 exposes as the window title: the readback needs
 //! no accessibility at all.
 
-use std::io::{Read as _, Write as _};
-use std::net::TcpListener;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -18,26 +16,6 @@ const PAGE: &str = r#"<!doctype html><html><head><meta charset="utf-8"><title>re
  oninput="document.title = '[' + this.value + ']'"></body></html>"#;
 
 const RUNS: usize = 20;
-
-fn serve() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("a local port");
-    let url = format!("http://{}/", listener.local_addr().expect("address"));
-    std::thread::spawn(move || {
-        for mut stream in listener.incoming().flatten() {
-            let mut buf = [0u8; 2048];
-            let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
-            let _ = stream.read(&mut buf);
-            let body = if buf.starts_with(b"GET / ") { PAGE } else { "" };
-            let _ = write!(
-                stream,
-                "HTTP/1.1 {}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                if body.is_empty() { "404 Not Found" } else { "200 OK" },
-                body.len()
-            );
-        }
-    });
-    url
-}
 
 fn title(windows: &X11Windows) -> String {
     windows.frontmost().ok().flatten().map(|w| w.title).unwrap_or_default()
@@ -70,7 +48,7 @@ fn every_script_arrives_exactly_in_chromium() {
     launch.removed = REMOVED_ENV.iter().map(|s| s.to_string()).collect();
     let windows = X11Windows::new(Arc::clone(&conn), launch);
     let input = X11Input::new(conn).expect("input");
-    windows.open_url(&serve()).expect("chromium opens the page");
+    windows.open_url(&handrail_testkit::serve_page(PAGE)).expect("chromium opens the page");
     let deadline = Instant::now() + Duration::from_secs(20);
     while !title(&windows).starts_with("ready") {
         assert!(Instant::now() < deadline, "the page loaded: {}", title(&windows));

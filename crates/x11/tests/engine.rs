@@ -2,14 +2,12 @@
 //! (Accessibility and OCR sources are plugged in separately; here the desktop has neither, which is
 //! itself a supported configuration: `ax=unavailable`, `ocr=unavailable`, the visual path works.)
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use handrail_core::{Config, Engine, Mode, RawArgs, Status, Turn, Vision};
 use handrail_platform::absent::{NoAccessibility, NoOcr};
 use handrail_sandbox::{Sandbox, SandboxOptions, REMOVED_ENV};
+use handrail_testkit::LineApp;
 use handrail_x11::windows::LaunchEnv;
 use handrail_x11::{X11Desktop, X11Options};
 
@@ -17,47 +15,13 @@ fn args(pairs: &[(&str, &str)]) -> RawArgs {
     RawArgs::from_pairs(pairs).unwrap_or_else(|e| panic!("bad test arguments: {e}"))
 }
 
-struct ProbeApp {
-    child: Child,
-    lines: mpsc::Receiver<String>,
-}
-
-impl ProbeApp {
-    fn start(sandbox: &Sandbox) -> ProbeApp {
-        let app = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/apps/probe_gtk.py");
-        let mut child =
-            sandbox.command("/usr/bin/python3").arg(app).stdout(Stdio::piped()).spawn().expect("probe app starts");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let app = ProbeApp { child, lines };
-        assert!(app.wait_for(|l| l == "ready").is_some(), "the probe app came up");
-        app
-    }
-
-    /// The first line matching `want` within a bounded wait.
-    fn wait_for(&self, want: impl Fn(&str) -> bool) -> Option<String> {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while let Ok(line) = self.lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-            if want(&line) {
-                return Some(line);
-            }
-        }
-        None
-    }
-}
-
-impl Drop for ProbeApp {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// The GTK probe app, up and ready; it prints what it receives.
+fn probe_app(sandbox: &Sandbox) -> LineApp {
+    let mut command = sandbox.command("/usr/bin/python3");
+    command.arg(concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/apps/probe_gtk.py"));
+    let mut app = LineApp::spawn(command);
+    assert!(app.wait_for_within(Duration::from_secs(10), |l| l == "ready").is_some(), "the probe app came up");
+    app
 }
 
 /// Desktop tests in this binary run one at a time: two desktops at once on a 2-core machine make
@@ -69,7 +33,7 @@ fn the_engine_drives_a_real_desktop() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let sandbox = Sandbox::start(SandboxOptions { parent_death_signal: false, ..SandboxOptions::default() })
         .expect("sandbox starts");
-    let app = ProbeApp::start(&sandbox);
+    let mut app = probe_app(&sandbox);
     let mut launch = LaunchEnv::new(sandbox.env(), sandbox.root().join("browser"));
     launch.removed = REMOVED_ENV.iter().map(|s| s.to_string()).collect();
     let desktop =
@@ -142,7 +106,7 @@ fn the_engine_targets_real_widgets_by_element_id() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let sandbox = Sandbox::start(SandboxOptions { parent_death_signal: false, ..SandboxOptions::default() })
         .expect("sandbox starts");
-    let app = ProbeApp::start(&sandbox);
+    let mut app = probe_app(&sandbox);
     let mut launch = LaunchEnv::new(sandbox.env(), sandbox.root().join("browser"));
     launch.removed = REMOVED_ENV.iter().map(|s| s.to_string()).collect();
     let desktop = X11Desktop::connect(
@@ -188,7 +152,8 @@ fn the_engine_targets_real_widgets_by_element_id() {
     assert_eq!(o.status, Status::NoVisibleChange, "{}", o.text());
 
     drop(engine);
-    let leaked = app.lines.try_iter().filter(|l| l.starts_with("password-length") || l == "delete-clicked").count();
+    let leaked =
+        app.pending().into_iter().filter(|l| l.starts_with("password-length") || l == "delete-clicked").count();
     assert_eq!(leaked, 0, "refused actions reached the app");
     drop(app);
     sandbox.stop().expect("clean teardown");

@@ -1,10 +1,6 @@
 //! Observations on a real desktop with both sources: the accessibility tree (AT-SPI) and OCR
 //! (Tesseract), merged into one element list, on a real Chromium page.
 
-use std::io::{Read as _, Write as _};
-use std::net::TcpListener;
-use std::time::Duration;
-
 use handrail_core::{Config, Engine, Mode, Outcome, RawArgs, Status, Turn, Vision};
 use handrail_platform::absent::NoAccessibility;
 use handrail_platform::{Accessibility, Ocr, Rect, Screen};
@@ -17,26 +13,6 @@ const SECRET: &str = "s3cret-Value-42";
 const ENGLISH: &str =
     "The quick brown fox jumps over the lazy dog while seven wizards quietly judge every boxing match near the river.";
 const THAI: &str = "ภาษาไทยเป็นภาษาที่สวยงาม เราชอบอ่านหนังสือทุกวัน";
-
-fn serve(page: &'static str) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("a local port");
-    let url = format!("http://{}/", listener.local_addr().expect("address"));
-    std::thread::spawn(move || {
-        for mut stream in listener.incoming().flatten() {
-            let mut buf = [0u8; 2048];
-            let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
-            let _ = stream.read(&mut buf);
-            let body = if buf.starts_with(b"GET / ") { page } else { "" };
-            let status = if body.is_empty() { "404 Not Found" } else { "200 OK" };
-            let _ = write!(
-                stream,
-                "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            );
-        }
-    });
-    url
-}
 
 fn raw(pairs: &[(&str, &str)]) -> RawArgs {
     RawArgs::from_pairs(pairs).unwrap_or_else(|e| panic!("bad test arguments: {e}"))
@@ -82,7 +58,7 @@ fn a_real_page_through_both_sources() {
     assert!(ocr.available(), "Tesseract is installed: {:?}", ocr.unavailable_reason());
     let mut engine =
         engine_for(&sandbox, Box::new(handrail_atspi::AtspiSource::new(sandbox.bus_address())), Box::new(ocr));
-    let url = serve(PAGE);
+    let url = handrail_testkit::serve_page(PAGE);
     let o = engine.call_args(&raw(&[("action", "open_url"), ("url", &url), ("expect", "window:Account settings")]));
     assert_eq!(o.tag(), "[ok+verified]", "{}", o.text());
 

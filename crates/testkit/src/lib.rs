@@ -1,0 +1,89 @@
+//! What handrail's desktop tests share: a page served on loopback to the sandbox's browser, and real
+//! apps that print what they receive on stdout, read back line by line with bounded waits. Tests only;
+//! nothing here is part of handrail.
+
+use std::io::{BufRead, BufReader, Read as _, Write as _};
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// Serves `page` at `/` of a fresh 127.0.0.1 port (404 for any other path) for the rest of the test
+/// process; returns its URL.
+pub fn serve_page(page: &'static str) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a local port");
+    let url = format!("http://{}/", listener.local_addr().expect("address"));
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let mut buf = [0u8; 2048];
+            let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+            let _ = stream.read(&mut buf);
+            let body = if buf.starts_with(b"GET / ") { page } else { "" };
+            let status = if body.is_empty() { "404 Not Found" } else { "200 OK" };
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    url
+}
+
+/// A running app whose stdout lines are what it received; killed on drop.
+pub struct LineApp {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+    /// Every line read so far, in order.
+    pub seen: Vec<String>,
+}
+
+impl LineApp {
+    /// Starts `command` with its stdout piped.
+    pub fn spawn(mut command: Command) -> LineApp {
+        let mut child = command.stdout(Stdio::piped()).spawn().expect("the app starts");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        LineApp { child, lines, seen: Vec::new() }
+    }
+
+    /// The first line from now on matching `want`, within `within`.
+    pub fn wait_for_within(&mut self, within: Duration, want: impl Fn(&str) -> bool) -> Option<String> {
+        let deadline = Instant::now() + within;
+        while let Ok(line) = self.lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            self.seen.push(line.clone());
+            if want(&line) {
+                return Some(line);
+            }
+        }
+        None
+    }
+
+    /// [`wait_for_within`](Self::wait_for_within) 15 s: generous for a loaded 2-core machine.
+    pub fn wait_for(&mut self, want: impl Fn(&str) -> bool) -> Option<String> {
+        self.wait_for_within(Duration::from_secs(15), want)
+    }
+}
+
+impl LineApp {
+    /// Every line already printed and not yet read, without waiting.
+    pub fn pending(&mut self) -> Vec<String> {
+        let lines: Vec<String> = self.lines.try_iter().collect();
+        self.seen.extend(lines.iter().cloned());
+        lines
+    }
+}
+
+impl Drop for LineApp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
