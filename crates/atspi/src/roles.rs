@@ -17,6 +17,7 @@ pub mod bit {
     pub const SENSITIVE: u32 = 24;
     pub const SHOWING: u32 = 25;
     pub const VISIBLE: u32 = 30;
+    pub const IS_DEFAULT: u32 = 39;
     pub const READ_ONLY: u32 = 43;
 }
 
@@ -106,6 +107,7 @@ pub fn map_states(native: &str, role: Role, s: AtspiStates) -> States {
     out.set(States::SELECTED, s.has(bit::SELECTED));
     out.set(States::EXPANDED, s.has(bit::EXPANDED));
     out.set(States::FOCUSABLE, s.has(bit::FOCUSABLE));
+    out.set(States::DEFAULT, s.has(bit::IS_DEFAULT));
     out.set(States::OFFSCREEN, !s.on_screen());
     out.set(States::SECURE, is_secret_role(native));
     out

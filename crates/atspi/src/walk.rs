@@ -682,6 +682,7 @@ impl Walker<'_> {
             app: String::new(),
             window: String::new(),
             actions: Vec::new(),
+            key_bindings: Vec::new(),
             attributes: data.attributes,
             parent: None,
         };
@@ -732,14 +733,21 @@ impl Walker<'_> {
             let node = &mut self.nodes[n].node;
             match field {
                 FieldB::Actions => {
-                    node.actions = v
+                    // Each action is (name, description, key binding); the binding is what a mnemonic
+                    // or accelerator press does, which the guards judge like a click.
+                    let actions: Vec<(&str, &str)> = v
                         .as_array()
                         .unwrap_or_default()
                         .iter()
-                        .filter_map(|a| a.as_struct().and_then(|s| s.first()).and_then(Value::as_str))
-                        .filter(|s| !s.is_empty())
-                        .map(str::to_owned)
+                        .filter_map(|a| {
+                            let fields = a.as_struct()?;
+                            let name = fields.first().and_then(Value::as_str)?;
+                            Some((name, fields.get(2).and_then(Value::as_str).unwrap_or_default()))
+                        })
+                        .filter(|(name, _)| !name.is_empty())
                         .collect();
+                    node.actions = actions.iter().map(|(name, _)| (*name).to_owned()).collect();
+                    node.key_bindings = actions.iter().map(|(_, keys)| (*keys).to_owned()).collect();
                 }
                 FieldB::Text => {
                     // Double-check: never keep text of a secret field, whatever happened.

@@ -4,6 +4,7 @@
 //! [`engine`]); results are [`Outcome`]s that render to the text block the model reads and carry the same
 //! facts as plain data for programs. This crate does no I/O of its own and knows no protocol.
 
+pub mod bindings;
 pub mod diff;
 pub mod engine;
 pub mod guard;

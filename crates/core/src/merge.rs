@@ -84,6 +84,7 @@ pub fn merge(ax: &AxSnapshot, ocr: &[OcrLine], geo: Geometry) -> Merged {
                 native_role: node.native_role.clone(),
                 description: node.description.clone(),
                 actions: node.actions.clone(),
+                shortcuts: node.key_bindings.iter().flat_map(|b| crate::bindings::parse_bindings(b)).collect(),
                 attributes: node.attributes.clone(),
                 parent,
                 ocr_confidence: None,

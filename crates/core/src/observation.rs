@@ -54,6 +54,8 @@ pub struct ElementDetail {
     pub native_role: String,
     pub description: String,
     pub actions: Vec<String>,
+    /// Key presses that trigger those actions (mnemonics, accelerators), as accessibility reports them.
+    pub shortcuts: Vec<handrail_platform::KeyCombo>,
     pub attributes: Vec<(String, String)>,
     /// Index (in the same list) of the nearest listed ancestor.
     pub parent: Option<usize>,

@@ -152,6 +152,10 @@ fn detail_line(obs: &Observation, index: usize, e: &Element) -> String {
     if !d.actions.is_empty() {
         parts.push(format!("actions={}", d.actions.join(",")));
     }
+    if !d.shortcuts.is_empty() {
+        let keys: Vec<String> = d.shortcuts.iter().map(crate::keys::canonical).collect();
+        parts.push(format!("keys={}", keys.join(",")));
+    }
     if let Some(p) = d.parent.and_then(|p| obs.elements.get(p)) {
         parts.push(format!("parent={}", p.id));
     }

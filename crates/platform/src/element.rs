@@ -155,8 +155,10 @@ impl States {
     pub const SELECTED: States = States(1 << 6);
     pub const EXPANDED: States = States(1 << 7);
     pub const FOCUSABLE: States = States(1 << 8);
+    /// The default button of its window or form: Return in one of its fields activates it.
+    pub const DEFAULT: States = States(1 << 9);
 
-    const NAMES: [(States, &'static str); 9] = [
+    const NAMES: [(States, &'static str); 10] = [
         (States::FOCUSED, "focused"),
         (States::DISABLED, "disabled"),
         (States::CHECKED, "checked"),
@@ -166,6 +168,7 @@ impl States {
         (States::SELECTED, "selected"),
         (States::EXPANDED, "expanded"),
         (States::FOCUSABLE, "focusable"),
+        (States::DEFAULT, "default"),
     ];
 
     pub const fn empty() -> States {
@@ -231,6 +234,10 @@ pub struct AxNode {
     pub window: String,
     /// Actions the node offers (e.g. "click", "activate").
     pub actions: Vec<String>,
+    /// The keys that trigger those actions, as the toolkit reports them (GTK accelerator syntax such as
+    /// `<Alt>d`, or `mnemonic;path;accelerator` for menu items), one string per action. Empty strings are
+    /// actions without a key.
+    pub key_bindings: Vec<String>,
     /// Other attributes worth showing in `inspect` (e.g. the HTML id of a web element).
     pub attributes: Vec<(String, String)>,
     /// Index of the parent node in the same snapshot.

@@ -79,6 +79,7 @@ fn widget_states(d: &WidgetData) -> States {
     s.set(States::SECURE, kind == WidgetKind::PasswordEntry);
     s.set(States::FOCUSABLE, d.w.focusable);
     s.set(States::SELECTED, d.w.selected);
+    s.set(States::DEFAULT, d.w.default_button);
     s
 }
 
@@ -99,6 +100,11 @@ fn widget_node(d: &WidgetData, win: &WindowData, states: States, parent: usize) 
         app: win.app.clone(),
         window: win.title.clone(),
         actions: kind.actions().iter().map(|a| a.to_string()).collect(),
+        key_bindings: kind
+            .actions()
+            .iter()
+            .map(|_| d.w.mnemonic.map(|c| format!("<Alt>{c}")).unwrap_or_default())
+            .collect(),
         attributes,
         parent: Some(parent),
         ..AxNode::default()

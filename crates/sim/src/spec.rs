@@ -303,6 +303,8 @@ pub struct Widget {
     pub(crate) bounds: Option<Rect>,
     pub(crate) key: Option<String>,
     pub(crate) items: Vec<String>,
+    pub(crate) mnemonic: Option<char>,
+    pub(crate) default_button: bool,
     pub(crate) hooks: Hooks,
 }
 
@@ -325,6 +327,8 @@ impl Widget {
             bounds: None,
             key: None,
             items: Vec::new(),
+            mnemonic: None,
+            default_button: false,
             hooks: Hooks::default(),
         }
     }
@@ -466,6 +470,20 @@ impl Widget {
     /// A name for [`WidgetRef::Key`] and [`SimDesktop::find`](crate::SimDesktop::find); never shown.
     pub fn key(mut self, key: impl Into<String>) -> Self {
         self.key = Some(key.into());
+        self
+    }
+
+    /// Alt + `letter` activates it from anywhere in its window, as GTK's "_Delete" does for `d`; in a
+    /// popup menu the bare letter does too. Accessibility reports it as the key binding `<Alt>letter`.
+    pub fn mnemonic(mut self, letter: char) -> Self {
+        self.mnemonic = Some(letter.to_ascii_lowercase());
+        self
+    }
+
+    /// The default button of its window: Return in one of the window's entries (one without its own
+    /// submit reaction) activates it. Reported with the `DEFAULT` state.
+    pub fn default_button(mut self) -> Self {
+        self.default_button = true;
         self
     }
 

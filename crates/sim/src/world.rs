@@ -690,6 +690,10 @@ impl World {
             self.run_hooks(bound, front);
             return;
         }
+        if let Some(id) = self.mnemonic_target(combo, front) {
+            self.activate(id, 1);
+            return;
+        }
         match name.as_str() {
             "tab" => return self.cycle_focus(front, true),
             "shift+tab" => return self.cycle_focus(front, false),
@@ -702,6 +706,11 @@ impl World {
             match name.as_str() {
                 "return" => {
                     let hooks = d.w.hooks.submit.clone();
+                    if hooks.is_empty() {
+                        if let Some(default) = self.default_button(d.window) {
+                            self.activate(default, 1);
+                        }
+                    }
                     self.run_hooks(hooks, front);
                 }
                 "backspace" => self.edit_id(id, |d| {
@@ -735,6 +744,29 @@ impl World {
         {
             self.activate(id, 1);
         }
+    }
+
+    /// The widget whose mnemonic `combo` presses: alt+letter (shift ignored) in the front window, or
+    /// the bare letter in the topmost popup menu.
+    fn mnemonic_target(&self, combo: &KeyCombo, front: WindowId) -> Option<WidgetId> {
+        let m = combo.modifiers;
+        if m.ctrl || m.super_key {
+            return None;
+        }
+        let mut chars = combo.key.chars();
+        let (Some(letter), None) = (chars.next(), chars.next()) else { return None };
+        let popup = self.open_windows().rev().find(|w| w.kind == WindowKind::Popup).map(|w| w.id);
+        let win = if m.alt { popup.unwrap_or(front) } else { popup? };
+        let w = self.window(win)?;
+        w.widgets
+            .iter()
+            .copied()
+            .find(|id| self.widget(*id).is_some_and(|d| d.w.mnemonic == Some(letter) && d.w.enabled && d.w.visible))
+    }
+
+    fn default_button(&self, win: WindowId) -> Option<WidgetId> {
+        let w = self.window(win)?;
+        w.widgets.iter().copied().find(|id| self.widget(*id).is_some_and(|d| d.w.default_button && d.w.enabled))
     }
 
     /// Escape closes the topmost popup, else a frontmost dialog; true when it did.
@@ -786,10 +818,36 @@ impl World {
         });
     }
 
+    /// Types as a keyboard would: text goes into a focused entry; a Tab moves focus, a newline is
+    /// Return, and on anything else each character is a key press (a space activates a focused button,
+    /// a letter may be a menu's mnemonic).
     pub fn type_text(&mut self, text: &str) {
-        if let Some(id) = self.focused() {
-            self.insert_text(id, text);
+        let mut run = String::new();
+        for c in text.chars() {
+            let in_entry = self.focused().and_then(|id| self.widget(id)).is_some_and(|d| d.kind().is_entry());
+            let key = match c {
+                '\t' => Some("tab".to_string()),
+                '\n' | '\r' => Some("return".to_string()),
+                ' ' if !in_entry => Some("space".to_string()),
+                _ if !in_entry => Some(c.to_string()),
+                _ => None,
+            };
+            match key {
+                None => run.push(c),
+                Some(key) => {
+                    self.flush_typed(&mut run);
+                    self.key(&KeyCombo { modifiers: Default::default(), key });
+                }
+            }
         }
+        self.flush_typed(&mut run);
+    }
+
+    fn flush_typed(&mut self, run: &mut String) {
+        if let Some(id) = self.focused().filter(|_| !run.is_empty()) {
+            self.insert_text(id, run);
+        }
+        run.clear();
     }
 
     // ---- applications ----

@@ -18,9 +18,7 @@ use handrail_platform::{
 };
 
 use crate::diff::{SemanticDiff, StateView, Thumbnail, VisualDiff};
-use crate::guard::destructive::{check_destructive, DestructiveVerdict};
-use crate::guard::hotkey::dangerous_hotkey;
-use crate::guard::password::{is_password_field, PASSWORD_REFUSAL};
+use crate::guard::effect::keeps_focus;
 use crate::guard::url::{vet_url, UrlPolicy};
 use crate::identity::{centre_distance, drift_tolerance, match_elements, IdTracker};
 use crate::ids::ObservationId;
@@ -31,6 +29,10 @@ use crate::render::{quote_clipped, Listing};
 use crate::request::{ActionKind, Command, Expect, ExpectKind, InspectSubject, PointerKind, RawArgs, Request, Target};
 use crate::text::{contains_normalized, contains_phrase, has_unspaced_script, normalize, squash_spaces};
 use crate::turn::Mode;
+
+mod judge;
+
+use judge::Judged;
 
 /// The exact refusal for models that cannot see.
 pub const UNSUPPORTED: &str = "computer requires a vision-capable model";
@@ -122,7 +124,8 @@ struct Session {
     last_observation: u64,
     mutations: u32,
     observations: u32,
-    /// The element most recently clicked or typed into (receives typing when focus is unknown).
+    /// The element most recently clicked or typed into (receives keyboard input when focus cannot be
+    /// read); forgotten after any key that may have moved focus.
     last_clicked: Option<Element>,
     /// An action that changed nothing; repeating it is refused until the screen is observed again.
     unchanged: Option<Signature>,
@@ -399,7 +402,7 @@ impl Engine {
         }
 
         // Guards.
-        let guard = match self.guards(request, &aims) {
+        let judged = match self.guards(request, &aims) {
             Ok(g) => g,
             Err(o) => return *o,
         };
@@ -421,7 +424,7 @@ impl Engine {
             return o;
         }
 
-        self.act_and_verify(request, summary, aims, guard, signature)
+        self.act_and_verify(request, summary, aims, judged, signature)
     }
 
     fn resolve_targets(&self, request: &Request) -> Result<Vec<Aim>, Box<Outcome>> {
@@ -513,108 +516,6 @@ impl Engine {
         }
     }
 
-    /// Runs SPEC section 5's guards 4–8 for a mutating request.
-    fn guards(&mut self, request: &Request, aims: &[Aim]) -> Result<GuardDecision, Box<Outcome>> {
-        let action = request.action;
-        let summary = summarize(request);
-        let latest = self.latest_id();
-        let refuse = |rule: &'static str, message: String| {
-            let mut o = bare(Status::Refused, Some(action), summary.clone(), Some(message), latest);
-            o.guard = GuardDecision::Refused { rule };
-            Box::new(o)
-        };
-        let mut decision = GuardDecision::Passed;
-
-        // Destructive targets: anything that activates a target.
-        let activates = matches!(
-            &request.command,
-            Command::Pointer { kind: PointerKind::Click | PointerKind::DoubleClick | PointerKind::TripleClick, .. }
-                | Command::Drag { .. }
-        );
-        if activates {
-            let mut labels: Vec<String> = aims.iter().map(|a| a.element.label.clone()).collect();
-            if let Command::Pointer { target: Target::Text(t), .. } = &request.command {
-                labels.push(t.clone());
-            }
-            if let Command::Drag { from, to } = &request.command {
-                for t in [from, to] {
-                    if let Target::Text(t) = t {
-                        labels.push(t.clone());
-                    }
-                }
-            }
-            let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
-            let turn = &self.session.turn;
-            match check_destructive(&labels, turn.mode, &turn.intent) {
-                DestructiveVerdict::Allowed => {}
-                DestructiveVerdict::AllowedByIntent { marker } => {
-                    decision = GuardDecision::AllowedByIntent { marker: marker.to_string() };
-                }
-                DestructiveVerdict::Refused { marker, label, reason, can_ask } => {
-                    let asked = if can_ask && turn.mode == Mode::Interactive {
-                        let question = format!(
-                            "The agent wants to {} {} ({}), which looks like a removal your request did not ask for. Allow it?",
-                            action,
-                            quote_clipped(&label, 60),
-                            aims.first().map(|a| a.element.id.to_string()).unwrap_or_default()
-                        );
-                        self.confirm.as_mut().and_then(|c| c.confirm(&question))
-                    } else {
-                        None
-                    };
-                    match asked {
-                        Some(true) => {
-                            decision = GuardDecision::AllowedByPerson { marker: marker.to_string() };
-                        }
-                        Some(false) => {
-                            return Err(refuse("destructive_target", format!("{reason} (the person declined)")));
-                        }
-                        None => return Err(refuse("destructive_target", reason)),
-                    }
-                }
-            }
-        }
-
-        // Dangerous hotkeys, always.
-        if let Command::Key { combo } = &request.command {
-            if let Some(why) = dangerous_hotkey(combo) {
-                return Err(refuse(
-                    "dangerous_hotkey",
-                    format!("refusing the key combination {combo}: it {why}; this is never done for an agent"),
-                ));
-            }
-        }
-
-        // Password fields: judged from the field about to receive the text only.
-        let pastes = matches!(&request.command, Command::Key { combo }
-            if (combo.modifiers.ctrl && combo.key == "v") || (combo.modifiers.shift && combo.key == "insert"));
-        if matches!(request.command, Command::Type { .. }) || pastes {
-            let receiving = self.receiving_field(aims);
-            if let Some(field) = receiving {
-                if is_password_field(field.role, field.states, &field.label) {
-                    return Err(refuse("password_field", PASSWORD_REFUSAL.to_string()));
-                }
-            }
-        }
-
-        // URLs.
-        if let Command::OpenUrl { url } = &request.command {
-            if let Err(why) = vet_url(url, &self.config.url_policy) {
-                return Err(refuse("url", why.to_string()));
-            }
-        }
-        Ok(decision)
-    }
-
-    /// The field typed text would land in: the action's target, else the focused element of the latest
-    /// observation, else the element last clicked.
-    fn receiving_field<'a>(&'a self, aims: &'a [Aim]) -> Option<&'a Element> {
-        aims.first()
-            .map(|a| &a.element)
-            .or_else(|| self.session.latest.as_ref().and_then(|o| o.focused()))
-            .or(self.session.last_clicked.as_ref())
-    }
-
     fn see(&mut self, action: ActionKind, summary: String) -> Outcome {
         self.session.observations += 1;
         self.session.unchanged = None;
@@ -691,7 +592,7 @@ impl Engine {
         request: &Request,
         summary: String,
         mut aims: Vec<Aim>,
-        guard: GuardDecision,
+        judged: Judged,
         signature: Signature,
     ) -> Outcome {
         let action = request.action;
@@ -716,6 +617,11 @@ impl Engine {
                 }
             }
         }
+        // Keys act on whatever has focus now, which may not be what the observation showed.
+        let guard = match self.guards_on_probe(request, &aims, &probe, judged) {
+            Ok(j) => j.decision,
+            Err(o) => return *o,
+        };
 
         self.session.mutations += 1;
         let acted = act_settle_observe(
@@ -771,6 +677,15 @@ impl Engine {
             || matches!(request.command, Command::Type { target: Some(_), .. })
         {
             self.session.last_clicked = aims.first().map(|a| a.element.clone());
+        }
+        let focus_may_have_moved = match &request.command {
+            Command::Key { combo } => !keeps_focus(combo),
+            Command::Type { text, .. } => text.contains(['\t', '\n', '\r']),
+            Command::OpenApp { .. } | Command::OpenUrl { .. } | Command::Drag { .. } => true,
+            _ => false,
+        };
+        if focus_may_have_moved {
+            self.session.last_clicked = None;
         }
         let status = if changed { Status::Ok } else { Status::NoVisibleChange };
         let mut o = self.published(status, action, summary, fresh);

@@ -4,12 +4,15 @@
 //! latest observation, so it can be tested without a desktop and nothing on the screen can argue with it:
 //! screen text is only ever matched against fixed lists, never interpreted.
 //!
+//! - [`effect`]: which element an action reaches and what it does there; every guard below judges
+//!   those effects, not only the element an action aims at.
 //! - [`destructive`]: destructive target labels (§5.4).
 //! - [`hotkey`]: dangerous key combinations (§5.5).
 //! - [`password`]: typing into password fields (§5.6).
 //! - [`url`]: `open_url` credentials, schemes and allowed domains (§5.8).
 
 pub mod destructive;
+pub mod effect;
 pub mod hotkey;
 pub mod password;
 pub mod url;
@@ -19,6 +22,7 @@ mod text;
 pub use self::destructive::{
     check_destructive, destructive_marker, intent_backs, DestructiveMatch, DestructiveVerdict, RemovalKind,
 };
+pub use self::effect::{effects, Effect, InputEffects, Reach, Scene};
 pub use self::hotkey::{dangerous_hotkey, hotkey_refusal};
 pub use self::password::{is_password_field, password_marker, PASSWORD_REFUSAL};
 pub use self::url::{vet_url, UrlPolicy, UrlRefusal, CREDENTIALS_REFUSAL, MAX_URL_LEN};

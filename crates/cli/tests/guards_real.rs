@@ -1,0 +1,215 @@
+//! The keyboard paths around the guards, on real apps: a Chromium page and a GTK confirmation window
+//! with a "_Delete" mnemonic, on one private desktop with a terminal open beside them. What the apps
+//! received is read back from the apps themselves (the page's title, the GTK app's stdout), never from
+//! handrail's observation.
+
+use std::time::{Duration, Instant};
+
+use handrail_core::{Config, Engine, GuardDecision, Mode, Outcome, RawArgs, Status, Turn, Vision};
+use handrail_platform::Windows as _;
+use handrail_sandbox::{Sandbox, SandboxOptions, REMOVED_ENV};
+use handrail_testkit::{serve_page, LineApp};
+use handrail_x11::windows::LaunchEnv;
+use handrail_x11::{X11Desktop, X11Options};
+
+/// The account page: everything it receives goes into its title, which X11 shows as the window title.
+const PAGE: &str = r#"<!doctype html><html><head><meta charset="utf-8"><title>settings</title>
+<style>body{font:20px "DejaVu Sans",sans-serif;margin:30px} input,button{font:20px "DejaVu Sans",sans-serif;margin:8px}
+ .spin{width:20px;height:20px;background:#36c;animation:r 0.6s linear infinite} @keyframes r{to{transform:rotate(360deg)}}</style></head>
+<body><div class="spin"></div>
+<label>Display name <input id="name" aria-label="Display name"></label><br>
+<button id="save">Save</button><button id="delete">Delete account</button><br>
+<label>Passcode <input id="pass" type="password" aria-label="Passcode"></label>
+<script>
+ const state = {saved: 0, deleted: false};
+ const show = () => { document.title = `[saved=${state.saved} deleted=${state.deleted} pass=${document.getElementById('pass').value.length}]`; };
+ document.getElementById('save').onclick = () => { state.saved++; show(); };
+ document.getElementById('delete').onclick = () => { state.deleted = true; show(); };
+ document.getElementById('pass').oninput = show;
+ show();
+</script></body></html>"#;
+
+/// A GTK app of testdata/apps, up and ready.
+fn gtk_app(sandbox: &Sandbox, script: &str) -> LineApp {
+    let path = format!("{}/../../testdata/apps/{script}", env!("CARGO_MANIFEST_DIR"));
+    let mut command = sandbox.command("/usr/bin/python3");
+    command.arg(path);
+    let mut app = LineApp::spawn(command);
+    assert!(app.wait_for(|l| l == "ready").is_some(), "{script} came up");
+    app
+}
+
+fn args(pairs: &[(&str, &str)]) -> RawArgs {
+    RawArgs::from_pairs(pairs).unwrap_or_else(|e| panic!("bad test arguments: {e}"))
+}
+
+struct Agent {
+    engine: Engine,
+}
+
+impl Agent {
+    fn call(&mut self, pairs: &[(&str, &str)]) -> Outcome {
+        self.engine.call_args(&args(pairs))
+    }
+
+    fn turn(&mut self, id: &str, intent: &str, mode: Mode) {
+        self.engine.begin_turn(Turn { id: id.into(), intent: intent.into(), mode });
+    }
+
+    /// Observes until an accessible element labelled `label` (of `role`) is listed; its id.
+    fn find(&mut self, role: &str, label: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(40);
+        loop {
+            let o = self.call(&[("action", "see")]);
+            let found = o.observation.as_ref().and_then(|obs| {
+                obs.elements
+                    .iter()
+                    .find(|e| e.role.as_str() == role && e.label == label && e.source.has_ax())
+                    .map(|e| e.id.to_string())
+            });
+            if let Some(id) = found {
+                return id;
+            }
+            assert!(Instant::now() < deadline, "no {role} {label:?} on screen: {}", o.text());
+            std::thread::sleep(Duration::from_millis(250));
+        }
+    }
+
+    fn on(&mut self, action: &str, role: &str, label: &str, extra: &[(&str, &str)]) -> Outcome {
+        let id = self.find(role, label);
+        let obs = self.engine.latest().map(|o| o.id.to_string()).expect("an observation");
+        let mut pairs = vec![("action", action), ("observation_id", obs.as_str()), ("element_id", id.as_str())];
+        pairs.extend_from_slice(extra);
+        self.call(&pairs)
+    }
+
+    fn key(&mut self, keys: &str) -> Outcome {
+        self.call(&[("action", "key"), ("keys", keys)])
+    }
+
+    fn type_text(&mut self, text: &str) -> Outcome {
+        self.call(&[("action", "type"), ("text", text)])
+    }
+
+    /// Observes until the focused element is the `role` labelled `label`.
+    fn focus_is(&mut self, role: &str, label: &str) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let o = self.call(&[("action", "see")]);
+            let ok = o
+                .observation
+                .as_ref()
+                .and_then(|obs| obs.focused())
+                .is_some_and(|e| e.role.as_str() == role && e.label == label);
+            if ok {
+                return;
+            }
+            assert!(Instant::now() < deadline, "focus never reached {role} {label:?}: {}", o.text());
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+fn refused(o: &Outcome, rule: &'static str) {
+    assert_eq!(o.status, Status::Refused, "{}", o.text());
+    assert_eq!(o.guard, GuardDecision::Refused { rule }, "{}", o.text());
+}
+
+fn page_title(desktop: &handrail_x11::windows::X11Windows) -> String {
+    desktop.frontmost().ok().flatten().map(|w| w.title).unwrap_or_default()
+}
+
+#[test]
+fn keyboard_paths_around_the_guards_are_refused_on_real_apps() {
+    let sandbox = Sandbox::start(SandboxOptions { parent_death_signal: false, ..SandboxOptions::default() })
+        .expect("sandbox starts");
+    let mut terminal = sandbox.command("xterm").args(["-geometry", "60x10+0+560"]).spawn().expect("xterm starts");
+    let mut confirm = gtk_app(&sandbox, "confirm_gtk.py");
+    let launch = || {
+        let mut l = LaunchEnv::new(sandbox.env(), sandbox.root().join("browser"));
+        l.removed = REMOVED_ENV.iter().map(|s| s.to_string()).collect();
+        l
+    };
+    let desktop = X11Desktop::connect(
+        X11Options::new(sandbox.display(), launch()),
+        Box::new(handrail_atspi::AtspiSource::new(sandbox.bus_address())),
+        Box::new(handrail_platform::absent::NoOcr),
+    )
+    .expect("desktop");
+    let conn = handrail_x11::Conn::open(&sandbox.display()).expect("a second connection");
+    let windows = handrail_x11::windows::X11Windows::new(conn, launch());
+    let mut agent = Agent { engine: Engine::new(desktop, Config { vision: Vision::Capable, ..Config::default() }) };
+
+    // --- The GTK confirmation window: mnemonic and default button. ---
+    agent.turn("gtk", "", Mode::Interactive);
+    let keep = agent.find("button", "Keep");
+    let obs = agent.engine.latest().map(|o| o.id.to_string()).expect("obs");
+    let detail = agent.call(&[("action", "inspect"), ("observation_id", &obs), ("element_id", &keep)]);
+    assert!(detail.text().contains("keys=alt+k"), "GTK reports the mnemonic: {}", detail.text());
+    refused(&agent.key("alt+d"), "destructive_target");
+    refused(&agent.key("alt+shift+d"), "destructive_target");
+    agent.on("click", "entry", "Reason", &[]);
+    assert_eq!(agent.type_text("old").status, Status::Ok);
+    assert!(confirm.wait_for(|l| l == "reason=old").is_some());
+    refused(&agent.key("return"), "destructive_target");
+    refused(&agent.type_text("\n"), "destructive_target");
+    // Keep is allowed; its click arriving after everything above proves nothing else arrived first.
+    let o = agent.on("click", "button", "Keep", &[]);
+    assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
+    assert!(confirm.wait_for(|l| l == "keep-clicked").is_some());
+    assert!(!confirm.seen.iter().any(|l| l == "delete-clicked"), "a refused path reached the app: {:?}", confirm.seen);
+    // Unattended, even with the words behind it.
+    agent.turn("gtk-unattended", "delete the old files", Mode::Unattended);
+    refused(&agent.key("alt+d"), "destructive_target");
+    // With the user's words behind it, the very same key does reach the app.
+    agent.turn("gtk-asked", "delete the old files", Mode::Interactive);
+    agent.find("button", "Delete");
+    let o = agent.key("alt+d");
+    assert!(matches!(o.guard, GuardDecision::AllowedByIntent { .. }), "{}", o.text());
+    assert!(confirm.wait_for(|l| l == "delete-clicked").is_some(), "the mnemonic reached the app: {:?}", confirm.seen);
+    drop(confirm);
+
+    // --- The Chromium page: Tab to the Delete button, activation keys, single keys into a password. ---
+    agent.turn("web", "change my display name to Ann", Mode::Interactive);
+    let o = agent.call(&[("action", "open_url"), ("url", &serve_page(PAGE))]);
+    assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
+    refused(&agent.on("click", "button", "Delete account", &[]), "destructive_target");
+    let o = agent.on("click", "button", "Save", &[]);
+    assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
+    assert_eq!(agent.key("tab").status, Status::Ok);
+    agent.focus_is("button", "Delete account");
+    refused(&agent.key("return"), "destructive_target");
+    refused(&agent.key("space"), "destructive_target");
+    refused(&agent.type_text(" "), "destructive_target");
+    agent.turn("web-unattended", "", Mode::Unattended);
+    agent.focus_is("button", "Delete account");
+    refused(&agent.key("space"), "destructive_target");
+    refused(&agent.type_text("\n"), "destructive_target");
+    agent.turn("web-password", "sign in", Mode::Interactive);
+    agent.on("click", "password_entry", "Passcode", &[]);
+    refused(&agent.type_text("12#"), "password_field");
+    for k in ["1", "2", "shift+3", "ctrl+v"] {
+        refused(&agent.key(k), "password_field");
+    }
+    // The page itself says what it got: one save, nothing deleted, an empty passcode.
+    let title = page_title(&windows);
+    assert!(title.starts_with("[saved=1 deleted=false pass=0]"), "the page received: {title}");
+
+    // Control: the same activation key reaches the page once the user asked for the removal.
+    agent.turn("web-asked", "delete my account", Mode::Interactive);
+    agent.on("click", "button", "Save", &[]);
+    agent.key("tab");
+    agent.focus_is("button", "Delete account");
+    let o = agent.key("return");
+    assert!(matches!(o.guard, GuardDecision::AllowedByIntent { .. }), "{}", o.text());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !page_title(&windows).contains("deleted=true") {
+        assert!(Instant::now() < deadline, "the allowed Return never reached the page: {}", page_title(&windows));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    drop(agent);
+    let _ = terminal.kill();
+    let _ = terminal.wait();
+    sandbox.stop().expect("clean teardown");
+}

@@ -1,0 +1,223 @@
+//! Running SPEC §5's guards 4–8 for one action: the destructive, hotkey, password and URL rules, each
+//! judging the effect the action has on the elements it reaches ([`crate::guard::effect`]).
+//!
+//! Judged twice for keyboard input: first against the latest observation, before anything touches the
+//! desktop; then against the pre-action look taken just before acting, because keys act on whatever has
+//! focus at that moment (a dialog that popped up since the observation has it now). The second pass
+//! judges only elements the first did not, so a person is never asked twice about one element.
+
+use handrail_platform::AxHealth;
+
+use super::{bare, quote_clipped, summarize, Aim, Engine, Probe};
+use crate::guard::destructive::{check_destructive, DestructiveVerdict};
+use crate::guard::effect::{effects, Effect, Scene};
+use crate::guard::hotkey::dangerous_hotkey;
+use crate::guard::password::PASSWORD_REFUSAL;
+use crate::guard::url::vet_url;
+use crate::ids::{ElementId, ObservationId};
+use crate::observation::Element;
+use crate::outcome::{GuardDecision, Outcome, Status};
+use crate::request::{Command, Request, Target};
+use crate::turn::Mode;
+
+/// What the guards decided for an action, and which reached elements they judged.
+#[derive(Debug, Clone)]
+pub(super) struct Judged {
+    pub decision: GuardDecision,
+    judged: Vec<(ElementId, Effect)>,
+    /// Keyboard input the latest observation could not place (unattended): the pre-action look may
+    /// still find its receiver; if it cannot, this is the refusal.
+    unplaced: Option<String>,
+}
+
+impl Default for Judged {
+    fn default() -> Self {
+        Self { decision: GuardDecision::Passed, judged: Vec::new(), unplaced: None }
+    }
+}
+
+impl Judged {
+    fn already(&self, e: &Element, effect: Effect) -> bool {
+        e.id != ElementId::UNASSIGNED && self.judged.contains(&(e.id, effect))
+    }
+}
+
+impl Engine {
+    /// The guards against the latest observation, before any desktop call.
+    pub(super) fn guards(&mut self, request: &Request, aims: &[Aim]) -> Result<Judged, Box<Outcome>> {
+        let latest = self.session.latest.clone();
+        let last_clicked = self.session.last_clicked.clone();
+        let scene = match &latest {
+            Some(o) => Scene { elements: &o.elements, focus: o.focus, ax: o.ax, last_clicked: last_clicked.as_ref() },
+            None => {
+                Scene { elements: &[], focus: None, ax: AxHealth::Unavailable, last_clicked: last_clicked.as_ref() }
+            }
+        };
+        let keyboard = is_keyboard(request);
+        self.judge(request, aims, &scene, Judged::default(), keyboard)
+    }
+
+    /// Keyboard input again, against the screen just before acting: the elements focus and key bindings
+    /// reach now that the first pass did not judge.
+    pub(super) fn guards_on_probe(
+        &mut self,
+        request: &Request,
+        aims: &[Aim],
+        probe: &Probe,
+        first: Judged,
+    ) -> Result<Judged, Box<Outcome>> {
+        if !is_keyboard(request) {
+            return Ok(first);
+        }
+        if !matches!(probe.ax, AxHealth::Ok | AxHealth::Partial) {
+            return match first.unplaced {
+                Some(message) => Err(refusal(request, self.latest_id(), "unknown_receiver", message)),
+                None => Ok(first),
+            };
+        }
+        let last_clicked = self.session.last_clicked.clone();
+        let scene =
+            Scene { elements: &probe.elements, focus: probe.focus, ax: probe.ax, last_clicked: last_clicked.as_ref() };
+        self.judge(request, aims, &scene, Judged { unplaced: None, ..first }, false)
+    }
+
+    /// `defer_unplaced`: a receiver this scene cannot tell is left for the pre-action look to find.
+    fn judge(
+        &mut self,
+        request: &Request,
+        aims: &[Aim],
+        scene: &Scene<'_>,
+        prior: Judged,
+        defer_unplaced: bool,
+    ) -> Result<Judged, Box<Outcome>> {
+        let summary = summarize(request);
+        let latest = self.latest_id();
+        let refuse = |rule: &'static str, message: String| refusal(request, latest, rule, message);
+        let targets: Vec<&Element> = aims.iter().map(|a| &a.element).collect();
+        let found = effects(&request.command, &targets, scene);
+        let mut judged = prior;
+        let mode = self.session.turn.mode;
+
+        // Destructive: everything the action activates, however it gets there.
+        for reach in found.reaches.iter().filter(|r| r.effect == Effect::Activates) {
+            if judged.already(reach.element, Effect::Activates) {
+                continue;
+            }
+            let mut labels = vec![reach.element.label.clone()];
+            if reach.is_target {
+                labels.extend(text_targets(&request.command));
+            }
+            let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+            let turn = &self.session.turn;
+            let via =
+                if reach.is_target { String::new() } else { format!(" (this action reaches it: {})", how(reach)) };
+            match check_destructive(&labels, turn.mode, &turn.intent) {
+                DestructiveVerdict::Allowed => {}
+                DestructiveVerdict::AllowedByIntent { marker } => {
+                    judged.decision = GuardDecision::AllowedByIntent { marker: marker.to_string() };
+                }
+                DestructiveVerdict::Refused { marker, label, reason, can_ask } => {
+                    let asked = if can_ask && turn.mode == Mode::Interactive {
+                        let question = format!(
+                            "The agent wants to act on {} ({}), which looks like a removal your request did not ask for. Allow it?",
+                            quote_clipped(&label, 60),
+                            how(reach),
+                        );
+                        self.confirm.as_mut().and_then(|c| c.confirm(&question))
+                    } else {
+                        None
+                    };
+                    match asked {
+                        Some(true) => judged.decision = GuardDecision::AllowedByPerson { marker: marker.to_string() },
+                        Some(false) => {
+                            return Err(refuse("destructive_target", format!("{reason}{via} (the person declined)")))
+                        }
+                        None => return Err(refuse("destructive_target", format!("{reason}{via}"))),
+                    }
+                }
+            }
+            judged.judged.push((reach.element.id, Effect::Activates));
+        }
+
+        // Dangerous hotkeys, always.
+        if let Command::Key { combo } = &request.command {
+            if let Some(why) = dangerous_hotkey(combo) {
+                return Err(refuse(
+                    "dangerous_hotkey",
+                    format!("refusing the key combination {combo}: it {why}; this is never done for an agent"),
+                ));
+            }
+        }
+
+        if found.crosses_focus {
+            return Err(refuse(
+                "focus_moves_while_typing",
+                "refusing to type text with a Tab inside it: the Tab moves focus, and what follows it would land in \
+                 an element that cannot be checked beforehand; type up to the Tab, press the key tab, then type the rest"
+                    .into(),
+            ));
+        }
+
+        // Password fields: anything that puts characters into one.
+        if let Some(reach) = found.reaches.iter().find(|r| r.effect == Effect::EntersText) {
+            let via = if reach.is_target { String::new() } else { format!(" ({})", how(reach)) };
+            return Err(refuse("password_field", format!("{PASSWORD_REFUSAL}{via}")));
+        }
+
+        // Keyboard input nobody can place: a person watching sees where it goes; nobody watching, it waits.
+        if let (Some(why), Mode::Unattended) = (&found.unknown_receiver, mode) {
+            let message = format!(
+                "refusing {summary}: it acts on whatever has focus, and {why}; with nobody watching, keyboard input \
+                 must reach a known element: give the target (type with element_id) or click it first"
+            );
+            if !defer_unplaced {
+                return Err(refuse("unknown_receiver", message));
+            }
+            judged.unplaced = Some(message);
+        }
+
+        if let Command::OpenUrl { url } = &request.command {
+            if let Err(why) = vet_url(url, &self.config.url_policy) {
+                return Err(refuse("url", why.to_string()));
+            }
+        }
+        Ok(judged)
+    }
+}
+
+fn refusal(request: &Request, latest: Option<ObservationId>, rule: &'static str, message: String) -> Box<Outcome> {
+    let mut o = bare(Status::Refused, Some(request.action), summarize(request), Some(message), latest);
+    o.guard = GuardDecision::Refused { rule };
+    Box::new(o)
+}
+
+/// Keyboard input, whose receiver is whatever has focus when it is sent.
+fn is_keyboard(request: &Request) -> bool {
+    matches!(request.command, Command::Key { .. } | Command::Type { target: None, .. })
+}
+
+/// How an action reaches an element, with the element's id where it has one already.
+fn how(reach: &crate::guard::effect::Reach<'_>) -> String {
+    if reach.element.id == ElementId::UNASSIGNED {
+        format!("{} {} {}", reach.how, reach.element.role, quote_clipped(&reach.element.label, 40))
+    } else {
+        format!("{} {}", reach.how, reach.element.id)
+    }
+}
+
+/// The visible texts an action's targets were given by, judged alongside the elements they found.
+fn text_targets(command: &Command) -> Vec<String> {
+    let targets: Vec<&Target> = match command {
+        Command::Drag { from, to } => vec![from, to],
+        Command::Pointer { target, .. } => vec![target],
+        Command::Type { target: Some(t), .. } => vec![t],
+        _ => Vec::new(),
+    };
+    targets
+        .into_iter()
+        .filter_map(|t| match t {
+            Target::Text(s) => Some(s.clone()),
+            Target::Element(_) => None,
+        })
+        .collect()
+}
