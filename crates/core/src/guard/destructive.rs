@@ -179,7 +179,7 @@ pub fn intent_backs(intent: &str, kind: RemovalKind) -> bool {
     words.iter().flat_map(|ws| ws.iter()).any(|w| asks_for(&norm, w))
 }
 
-fn asks_for(norm: &str, word: &str) -> bool {
+pub(super) fn asks_for(norm: &str, word: &str) -> bool {
     let latin = word.starts_with(|c: char| c.is_ascii_alphabetic());
     norm.match_indices(word).any(|(p, _)| {
         let before = &norm[..p];

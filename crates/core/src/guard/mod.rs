@@ -7,10 +7,12 @@
 //! - [`effect`]: which element an action reaches and what it does there; every guard below judges
 //!   those effects, not only the element an action aims at.
 //! - [`destructive`]: destructive target labels (§5.4).
+//! - [`command`]: destructive command lines about to run in a terminal (shell or SQL prompt).
 //! - [`hotkey`]: dangerous key combinations (§5.5).
 //! - [`password`]: typing into password fields (§5.6).
 //! - [`url`]: `open_url` credentials, schemes and allowed domains (§5.8).
 
+pub mod command;
 pub mod destructive;
 pub mod effect;
 pub mod hotkey;
@@ -19,6 +21,9 @@ pub mod url;
 
 mod text;
 
+pub use self::command::{
+    check_command, destructive_commands, intent_backs_kind, CommandFinding, CommandKind, CommandVerdict, Severity,
+};
 pub use self::destructive::{
     check_destructive, destructive_marker, intent_backs, DestructiveMatch, DestructiveVerdict, RemovalKind,
 };
