@@ -87,6 +87,7 @@ pub fn merge(ax: &AxSnapshot, ocr: &[OcrLine], geo: Geometry) -> Merged {
                 shortcuts: node.key_bindings.iter().flat_map(|b| crate::bindings::parse_bindings(b)).collect(),
                 attributes: node.attributes.clone(),
                 parent,
+                in_toolbar: ancestors(ax, ni).any(|p| ax.nodes.get(p).is_some_and(|n| n.role() == Role::ToolBar)),
                 ocr_confidence: None,
             },
         });

@@ -59,6 +59,8 @@ pub struct ElementDetail {
     pub attributes: Vec<(String, String)>,
     /// Index (in the same list) of the nearest listed ancestor.
     pub parent: Option<usize>,
+    /// Sits inside a toolbar (how a browser's address bar is told from a field in a page).
+    pub in_toolbar: bool,
     pub ocr_confidence: Option<f32>,
 }
 

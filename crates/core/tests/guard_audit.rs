@@ -76,6 +76,12 @@ fn desk(mode: Mode, intent: &str, ax: AxHealth) -> Desk {
             .at(800, 200, 160, 30)
             .on_click(Reaction::set_label(cleanup_status, REMOVED)),
     );
+    let browser =
+        sim.add_window(WindowSpec::new("Chromium", "New Tab - Chromium").bounds(Rect::new(780, 400, 460, 200)));
+    sim.add_widget(
+        browser,
+        Widget::entry("Address and search bar").attribute("class", "OmniboxViewViews").at(800, 440, 400, 28),
+    );
     sim.register_app("Calculator", WindowSpec::new("Calculator", "Calculator").bounds(Rect::new(300, 300, 300, 300)));
     sim.raise_window(win);
     sim.set_ax_health(ax);
@@ -273,6 +279,63 @@ const ROWS: &[Row] = {
         ("url domain", U, NONE, OK, &[], OpenUrl("https://evil.test/"), Refused("url")),
         ("url allowed", U, NONE, OK, &[], OpenUrl("https://example.com/"), Harmless),
         ("open app", U, NONE, OK, &[], OpenApp("Calculator"), Harmless),
+        // Addresses typed into the browser's address bar meet the URL rules of open_url.
+        (
+            "address with credentials",
+            I,
+            NONE,
+            OK,
+            &[],
+            TypeInto("Address and search bar", "http://admin:hunter2@example.com/\n"),
+            Refused("url"),
+        ),
+        (
+            "address, no scheme, credentials",
+            U,
+            NONE,
+            OK,
+            &[],
+            TypeInto("Address and search bar", "admin:pw@example.com/\n"),
+            Refused("url"),
+        ),
+        (
+            "address outside the domains",
+            I,
+            NONE,
+            OK,
+            &[],
+            TypeInto("Address and search bar", "evil.test/x\n"),
+            Refused("url"),
+        ),
+        (
+            "address, then return",
+            I,
+            NONE,
+            OK,
+            &[TypeInto("Address and search bar", "evil.test")],
+            Key("return"),
+            Refused("url"),
+        ),
+        (
+            "address, click, type",
+            U,
+            NONE,
+            OK,
+            &[Click("Address and search bar")],
+            Type("file:///etc/passwd\n"),
+            Refused("url"),
+        ),
+        (
+            "search from the bar",
+            I,
+            NONE,
+            OK,
+            &[],
+            TypeInto("Address and search bar", "weather today\n"),
+            Refused("url"),
+        ),
+        ("allowed address", U, NONE, OK, &[], TypeInto("Address and search bar", "example.com/ok\n"), Harmless),
+        ("address typed, not committed", U, NONE, OK, &[], TypeInto("Address and search bar", "evil.test"), Harmless),
         // No accessibility: where keyboard input goes is unknown.
         ("no ax, unattended return", U, NONE, NO_AX, &[], Key("return"), Refused("unknown_receiver")),
         ("no ax, unattended type", U, NONE, NO_AX, &[], Type("hello"), Refused("unknown_receiver")),

@@ -89,6 +89,7 @@ fn widget_node(d: &WidgetData, win: &WindowData, states: States, parent: usize) 
     if let Some(key) = &d.w.key {
         attributes.push(("sim-key".to_string(), key.clone()));
     }
+    attributes.extend(d.w.attributes.iter().cloned());
     AxNode {
         role: Some(kind.role()),
         native_role: kind.native_role().to_string(),

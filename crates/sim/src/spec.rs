@@ -305,6 +305,7 @@ pub struct Widget {
     pub(crate) items: Vec<String>,
     pub(crate) mnemonic: Option<char>,
     pub(crate) default_button: bool,
+    pub(crate) attributes: Vec<(String, String)>,
     pub(crate) hooks: Hooks,
 }
 
@@ -329,6 +330,7 @@ impl Widget {
             items: Vec::new(),
             mnemonic: None,
             default_button: false,
+            attributes: Vec::new(),
             hooks: Hooks::default(),
         }
     }
@@ -484,6 +486,12 @@ impl Widget {
     /// submit reaction) activates it. Reported with the `DEFAULT` state.
     pub fn default_button(mut self) -> Self {
         self.default_button = true;
+        self
+    }
+
+    /// An attribute accessibility reports for it (a toolkit class, an HTML id).
+    pub fn attribute(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.attributes.push((name.into(), value.into()));
         self
     }
 

@@ -12,6 +12,7 @@ use super::{bare, quote_clipped, summarize, Aim, Engine, Probe};
 use crate::guard::destructive::{check_destructive, DestructiveVerdict};
 use crate::guard::effect::{effects, Effect, Scene};
 use crate::guard::hotkey::dangerous_hotkey;
+use crate::guard::navigation::address_refusal;
 use crate::guard::password::PASSWORD_REFUSAL;
 use crate::guard::url::vet_url;
 use crate::ids::{ElementId, ObservationId};
@@ -174,6 +175,16 @@ impl Engine {
                 return Err(refuse("unknown_receiver", message));
             }
             judged.unplaced = Some(message);
+        }
+
+        // Addresses committed in a browser's address bar: the same URL rules as open_url.
+        for reach in found.reaches.iter().filter(|r| r.effect == Effect::Commits) {
+            if let Some(why) = reach.lines.iter().find_map(|l| address_refusal(l, &self.config.url_policy)) {
+                return Err(refuse(
+                    "url",
+                    format!("refusing to open the address in the browser's address bar ({}): {why}", how(reach)),
+                ));
+            }
         }
 
         if let Command::OpenUrl { url } = &request.command {

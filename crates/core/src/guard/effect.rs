@@ -25,6 +25,7 @@
 
 use handrail_platform::{AxHealth, KeyCombo, Role, States};
 
+use super::navigation::is_address_bar;
 use crate::bindings::triggers;
 use crate::observation::Element;
 use crate::request::{Command, PointerKind};
@@ -36,6 +37,9 @@ pub enum Effect {
     Activates,
     /// Puts characters into it.
     EntersText,
+    /// Commits the line it holds: Return (or a typed newline) in a browser's address bar, which
+    /// navigates to [`Reach::lines`].
+    Commits,
 }
 
 /// One element an input reaches, and how.
@@ -47,6 +51,9 @@ pub struct Reach<'a> {
     pub how: String,
     /// The element is the action's own target (its text target, if any, is judged too).
     pub is_target: bool,
+    /// For [`Effect::Commits`]: what may be committed, every reading of it (the field's text before
+    /// typing may or may not be replaced by what is typed).
+    pub lines: Vec<String>,
 }
 
 /// What the engine knows of the screen for finding receivers.
@@ -112,8 +119,14 @@ impl<'a> InputEffects<'a> {
             .iter()
             .any(|r| std::ptr::eq(r.element, element) && r.effect == effect && r.is_target == is_target);
         if !seen {
-            self.reaches.push(Reach { element, effect, how, is_target });
+            self.reaches.push(Reach { element, effect, how, is_target, lines: Vec::new() });
         }
+    }
+}
+
+impl<'a> InputEffects<'a> {
+    fn commit(&mut self, element: &'a Element, how: String, is_target: bool, lines: Vec<String>) {
+        self.reaches.push(Reach { element, effect: Effect::Commits, how, is_target, lines });
     }
 }
 
@@ -198,6 +211,16 @@ fn typed<'a>(out: &mut InputEffects<'a>, text: &str, target: Option<&'a Element>
         out.reach(element, Effect::EntersText, format!("type into {}", to.place()), is_target);
     }
     let newline = text.contains(['\n', '\r']);
+    if newline && is_address_bar(element) {
+        let typed = text.split(['\n', '\r']).next().unwrap_or_default();
+        // A click selects the whole bar, so typing replaces it; typed into the focused bar, the text may
+        // also land after what it holds.
+        let mut lines = vec![typed.to_string()];
+        if !is_target {
+            lines.push(format!("{}{typed}", element.value.as_deref().unwrap_or_default()));
+        }
+        out.commit(element, format!("type an address and a newline into {}", to.place()), is_target, lines);
+    }
     if is_control(element) {
         if newline || text.contains(' ') {
             out.reach(element, Effect::Activates, format!("type a space or newline into {}", to.place()), is_target);
@@ -236,6 +259,10 @@ fn key<'a>(out: &mut InputEffects<'a>, combo: &KeyCombo, scene: &Scene<'a>) {
     }
     if activation && combo.key == "return" && is_one_line_field(element) {
         default_buttons(out, element, "return", scene);
+    }
+    if combo.key == "return" && is_address_bar(element) {
+        let lines = vec![element.value.clone().unwrap_or_default()];
+        out.commit(element, format!("press {combo} in {}", to.place()), false, lines);
     }
     if (printable || is_paste_key(combo)) && is_password_like(element) {
         out.reach(element, Effect::EntersText, format!("press {combo} in {}", to.place()), false);

@@ -11,11 +11,13 @@
 //! - [`hotkey`]: dangerous key combinations (§5.5).
 //! - [`password`]: typing into password fields (§5.6).
 //! - [`url`]: `open_url` credentials, schemes and allowed domains (§5.8).
+//! - [`navigation`]: addresses committed in a browser's address bar, judged by the same URL rules.
 
 pub mod command;
 pub mod destructive;
 pub mod effect;
 pub mod hotkey;
+pub mod navigation;
 pub mod password;
 pub mod url;
 
