@@ -48,6 +48,28 @@ pub struct Element {
     pub detail: ElementDetail,
 }
 
+/// What the guards need of the frontmost window.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FrontWindow {
+    pub class: String,
+    pub pid: Option<u32>,
+    /// In screenshot coordinates.
+    pub bounds: Rect,
+}
+
+impl FrontWindow {
+    /// From what the platform reports, with bounds mapped by `scale` (screen pixels per screenshot
+    /// pixel).
+    pub fn of(info: &handrail_platform::WindowInfo, scale: f64) -> FrontWindow {
+        let bounds = if scale == 1.0 { info.bounds } else { info.bounds.scaled(1.0 / scale) };
+        FrontWindow { class: info.class.clone(), pid: info.pid, bounds }
+    }
+
+    pub fn is_terminal(&self) -> bool {
+        crate::guard::terminal::is_terminal_class(&self.class)
+    }
+}
+
 /// Facts only `inspect` shows.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ElementDetail {
@@ -100,6 +122,8 @@ pub struct Observation {
     pub scale: f64,
     pub app: Option<String>,
     pub window: Option<String>,
+    /// The frontmost window, which receives keyboard input.
+    pub front: Option<FrontWindow>,
     /// Index into `elements`.
     pub focus: Option<usize>,
     pub ax: AxHealth,

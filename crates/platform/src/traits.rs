@@ -42,6 +42,9 @@ pub trait Input: Send {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct WindowInfo {
     pub app: String,
+    /// The class the window declares (X11 `WM_CLASS` class, else its instance; a Wayland app id), as
+    /// the app spells it: what tells a terminal emulator from other apps whatever its human name.
+    pub class: String,
     pub title: String,
     pub pid: Option<u32>,
     /// Screen coordinates, frame included when the backend knows it.

@@ -95,7 +95,11 @@ fn widget_node(d: &WidgetData, win: &WindowData, states: States, parent: usize) 
         native_role: kind.native_role().to_string(),
         name: d.w.label.clone(),
         // Secure fields never carry a value, whatever they hold.
-        value: (kind == WidgetKind::Entry).then(|| d.w.value.clone()),
+        value: match kind {
+            WidgetKind::Entry => Some(d.w.value.clone()),
+            WidgetKind::Terminal => Some(format!("$ {}", d.w.value)),
+            _ => None,
+        },
         bounds: d.bounds(),
         states,
         app: win.app.clone(),

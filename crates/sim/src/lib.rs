@@ -140,6 +140,8 @@ pub struct WidgetState {
     pub bounds: Rect,
     pub key: Option<String>,
     pub items: Vec<String>,
+    /// A terminal's lines run, oldest first.
+    pub ran: Vec<String>,
     /// First visible item of a list.
     pub offset: usize,
     pub selected_row: Option<usize>,
@@ -351,6 +353,7 @@ impl SimDesktop {
             bounds: d.bounds(),
             key: d.w.key.clone(),
             items: d.w.items.clone(),
+            ran: d.w.ran.clone(),
             offset: d.offset,
             selected_row: d.selected_row,
         })

@@ -46,6 +46,10 @@ pub enum WidgetKind {
     Spinner,
     /// A scrollable list of text items, one row (24 px) each; scrolling moves one item per notch.
     List,
+    /// A shell prompt (`$ ` and the line being edited) that runs lines on Return, as readline edits
+    /// them: Backspace, ctrl+u, ctrl+w, ctrl+c; Tab completes the last word from the widget's items;
+    /// Up recalls the last line run. Reported with the `terminal` role.
+    Terminal,
 }
 
 impl WidgetKind {
@@ -64,6 +68,7 @@ impl WidgetKind {
             WidgetKind::Tab => Role::Tab,
             WidgetKind::Spinner => Role::Image,
             WidgetKind::List => Role::List,
+            WidgetKind::Terminal => Role::TextArea,
         }
     }
 
@@ -82,11 +87,12 @@ impl WidgetKind {
             WidgetKind::Tab => "page tab",
             WidgetKind::Spinner => "animation",
             WidgetKind::List => "list",
+            WidgetKind::Terminal => "terminal",
         }
     }
 
     pub(crate) fn is_entry(self) -> bool {
-        matches!(self, WidgetKind::Entry | WidgetKind::PasswordEntry)
+        matches!(self, WidgetKind::Entry | WidgetKind::PasswordEntry | WidgetKind::Terminal)
     }
 
     fn default_focusable(self) -> bool {
@@ -95,6 +101,7 @@ impl WidgetKind {
             WidgetKind::Button
                 | WidgetKind::Entry
                 | WidgetKind::PasswordEntry
+                | WidgetKind::Terminal
                 | WidgetKind::Checkbox
                 | WidgetKind::Link
                 | WidgetKind::Tab
@@ -112,7 +119,7 @@ impl WidgetKind {
             | WidgetKind::ListItem
             | WidgetKind::Tab => &["click"],
             WidgetKind::Entry | WidgetKind::PasswordEntry => &["activate"],
-            WidgetKind::Text | WidgetKind::Spinner | WidgetKind::List => &[],
+            WidgetKind::Text | WidgetKind::Spinner | WidgetKind::List | WidgetKind::Terminal => &[],
         }
     }
 }
@@ -306,6 +313,8 @@ pub struct Widget {
     pub(crate) mnemonic: Option<char>,
     pub(crate) default_button: bool,
     pub(crate) attributes: Vec<(String, String)>,
+    /// A terminal's lines run, oldest first.
+    pub(crate) ran: Vec<String>,
     pub(crate) hooks: Hooks,
 }
 
@@ -331,6 +340,7 @@ impl Widget {
             mnemonic: None,
             default_button: false,
             attributes: Vec::new(),
+            ran: Vec::new(),
             hooks: Hooks::default(),
         }
     }
@@ -342,6 +352,11 @@ impl Widget {
     /// A text field named `label` (its accessible name and empty-state placeholder).
     pub fn entry(label: impl Into<String>) -> Self {
         Self::new(WidgetKind::Entry, label)
+    }
+
+    /// A shell prompt; `completions` are what Tab may complete the last word to.
+    pub fn terminal<S: Into<String>>(label: impl Into<String>, completions: impl IntoIterator<Item = S>) -> Self {
+        Self::new(WidgetKind::Terminal, label).items(completions)
     }
 
     pub fn password(label: impl Into<String>) -> Self {
@@ -541,6 +556,8 @@ pub struct WindowSpec {
     pub(crate) bounds: Option<Rect>,
     pub(crate) widgets: Vec<Widget>,
     pub(crate) shortcuts: Vec<(String, Reaction)>,
+    /// The window class the platform reports; the app's name when not given.
+    pub(crate) class: Option<String>,
 }
 
 impl WindowSpec {
@@ -552,7 +569,14 @@ impl WindowSpec {
             bounds: None,
             widgets: Vec::new(),
             shortcuts: Vec::new(),
+            class: None,
         }
+    }
+
+    /// The window class the platform reports (X11 `WM_CLASS`, e.g. `XTerm`).
+    pub fn class(mut self, class: impl Into<String>) -> Self {
+        self.class = Some(class.into());
+        self
     }
 
     pub fn dialog(app: impl Into<String>, title: impl Into<String>) -> Self {

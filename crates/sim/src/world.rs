@@ -33,6 +33,7 @@ const TEXT_CACHE: usize = 8;
 pub(crate) struct WindowData {
     pub id: WindowId,
     pub app: String,
+    pub class: String,
     pub title: String,
     pub kind: WindowKind,
     pub bounds: Rect,
@@ -214,7 +215,13 @@ impl World {
 
     pub fn frontmost_info(&self) -> Option<WindowInfo> {
         let w = self.window(self.front_window()?)?;
-        Some(WindowInfo { app: w.app.clone(), title: w.title.clone(), pid: Some(w.pid), bounds: w.bounds })
+        Some(WindowInfo {
+            app: w.app.clone(),
+            class: w.class.clone(),
+            title: w.title.clone(),
+            pid: Some(w.pid),
+            bounds: w.bounds,
+        })
     }
 
     fn top_window_at(&self, p: Point) -> Option<WindowId> {
@@ -313,6 +320,7 @@ impl World {
         let bounds = spec.bounds.unwrap_or_else(|| self.default_window_bounds());
         self.state.windows.push(WindowData {
             id,
+            class: spec.class.unwrap_or_else(|| spec.app.clone()),
             app: spec.app,
             title: spec.title,
             kind: spec.kind,
@@ -694,6 +702,10 @@ impl World {
             self.activate(id, 1);
             return;
         }
+        if let Some(id) = self.focused().filter(|id| self.widget(*id).is_some_and(|d| d.kind() == WidgetKind::Terminal))
+        {
+            return self.terminal_key(id, combo, &name);
+        }
         match name.as_str() {
             "tab" => return self.cycle_focus(front, true),
             "shift+tab" => return self.cycle_focus(front, false),
@@ -802,6 +814,39 @@ impl World {
             (Some(i), false) => (i + len - 1) % len,
         };
         self.focus_widget(ring[next]);
+    }
+
+    /// A key at a shell prompt, edited as readline would (caret at the end).
+    fn terminal_key(&mut self, id: WidgetId, combo: &KeyCombo, name: &str) {
+        self.edit_id(id, |d| {
+            let line = &mut d.w.value;
+            match name {
+                "return" | "ctrl+m" | "ctrl+j" => d.w.ran.push(std::mem::take(line)),
+                "backspace" => {
+                    line.pop();
+                }
+                "ctrl+u" | "ctrl+c" => line.clear(),
+                "ctrl+w" => {
+                    let kept = line.trim_end().rsplit_once(' ').map_or(0, |(head, _)| head.len() + 1);
+                    line.truncate(kept);
+                }
+                "tab" => {
+                    let start = line.rfind(' ').map_or(0, |i| i + 1);
+                    let word = line[start..].to_string();
+                    if let Some(full) = d.w.items.iter().find(|c| !word.is_empty() && c.starts_with(&word)) {
+                        line.truncate(start);
+                        line.push_str(full);
+                    }
+                }
+                "up" => *line = d.w.ran.last().cloned().unwrap_or_default(),
+                "space" => line.push(' '),
+                _ => match printable(combo) {
+                    Some(ch) => line.push_str(&ch),
+                    None => return false,
+                },
+            }
+            true
+        });
     }
 
     fn insert_text(&mut self, id: WidgetId, text: &str) {

@@ -400,7 +400,8 @@ impl X11Windows {
             u32::from(geometry.height) + top + bottom + 2 * border,
         );
         let app = self.app_name(&instance, &class, pid);
-        Ok(WindowInfo { app, title: title.trim_end_matches('\0').to_owned(), pid, bounds })
+        let class = if class.is_empty() { instance } else { class };
+        Ok(WindowInfo { app, class, title: title.trim_end_matches('\0').to_owned(), pid, bounds })
     }
 
     /// A human app name for a window: the desktop entry owning its WM_CLASS, else the class, else the

@@ -263,6 +263,7 @@ fn window_info_falls_back_to_wm_name_wm_class_and_process_name() {
         info,
         WindowInfo {
             app: "HandrailProbe".into(),
+            class: "HandrailProbe".into(),
             title: "Café Latin".into(),
             pid: None,
             bounds: Rect::new(30, 40, 200, 100)

@@ -9,11 +9,13 @@
 use handrail_platform::AxHealth;
 
 use super::{bare, quote_clipped, summarize, Aim, Engine, Probe};
+use crate::guard::command::{check_command, CommandVerdict};
 use crate::guard::destructive::{check_destructive, DestructiveVerdict};
-use crate::guard::effect::{effects, Effect, Scene};
+use crate::guard::effect::{effects, is_paste_key, Effect, Scene, TerminalReach};
 use crate::guard::hotkey::dangerous_hotkey;
 use crate::guard::navigation::address_refusal;
 use crate::guard::password::PASSWORD_REFUSAL;
+use crate::guard::terminal::{asks_for_secret, replay, shown_line, PendingLine, Stroke, TerminalId};
 use crate::guard::url::vet_url;
 use crate::ids::{ElementId, ObservationId};
 use crate::observation::Element;
@@ -29,11 +31,13 @@ pub(super) struct Judged {
     /// Keyboard input the latest observation could not place (unattended): the pre-action look may
     /// still find its receiver; if it cannot, this is the refusal.
     unplaced: Option<String>,
+    /// Input to a terminal was judged; the terminal's line as it will be once the input is sent.
+    pub terminal: Option<(TerminalId, PendingLine)>,
 }
 
 impl Default for Judged {
     fn default() -> Self {
-        Self { decision: GuardDecision::Passed, judged: Vec::new(), unplaced: None }
+        Self { decision: GuardDecision::Passed, judged: Vec::new(), unplaced: None, terminal: None }
     }
 }
 
@@ -49,10 +53,20 @@ impl Engine {
         let latest = self.session.latest.clone();
         let last_clicked = self.session.last_clicked.clone();
         let scene = match &latest {
-            Some(o) => Scene { elements: &o.elements, focus: o.focus, ax: o.ax, last_clicked: last_clicked.as_ref() },
-            None => {
-                Scene { elements: &[], focus: None, ax: AxHealth::Unavailable, last_clicked: last_clicked.as_ref() }
-            }
+            Some(o) => Scene {
+                elements: &o.elements,
+                focus: o.focus,
+                ax: o.ax,
+                last_clicked: last_clicked.as_ref(),
+                front: o.front.as_ref(),
+            },
+            None => Scene {
+                elements: &[],
+                focus: None,
+                ax: AxHealth::Unavailable,
+                last_clicked: last_clicked.as_ref(),
+                front: None,
+            },
         };
         let keyboard = is_keyboard(request);
         self.judge(request, aims, &scene, Judged::default(), keyboard)
@@ -77,8 +91,13 @@ impl Engine {
             };
         }
         let last_clicked = self.session.last_clicked.clone();
-        let scene =
-            Scene { elements: &probe.elements, focus: probe.focus, ax: probe.ax, last_clicked: last_clicked.as_ref() };
+        let scene = Scene {
+            elements: &probe.elements,
+            focus: probe.focus,
+            ax: probe.ax,
+            last_clicked: last_clicked.as_ref(),
+            front: probe.front.as_ref(),
+        };
         self.judge(request, aims, &scene, Judged { unplaced: None, ..first }, false)
     }
 
@@ -165,6 +184,11 @@ impl Engine {
             return Err(refuse("password_field", format!("{PASSWORD_REFUSAL}{via}")));
         }
 
+        // Lines a terminal's shell would run.
+        if let (Some(term), None) = (&found.terminal, &judged.terminal) {
+            judged.terminal = Some(self.judge_terminal(request, term, scene, &mut judged.decision)?);
+        }
+
         // Keyboard input nobody can place: a person watching sees where it goes; nobody watching, it waits.
         if let (Some(why), Mode::Unattended) = (&found.unknown_receiver, mode) {
             let message = format!(
@@ -193,6 +217,98 @@ impl Engine {
             }
         }
         Ok(judged)
+    }
+}
+
+impl Engine {
+    /// Replays the input through the terminal's pending line and judges every line it commits, before
+    /// anything is sent: the command guard's tiers, a paste nobody can read, a line nobody can read.
+    fn judge_terminal(
+        &mut self,
+        request: &Request,
+        term: &TerminalReach<'_>,
+        scene: &Scene<'_>,
+        decision: &mut GuardDecision,
+    ) -> Result<(TerminalId, PendingLine), Box<Outcome>> {
+        let latest = self.latest_id();
+        let refuse = |rule: &'static str, message: String| refusal(request, latest, rule, message);
+        let id = TerminalId::new(scene.front, term.element);
+        let mut line = match &self.session.terminal {
+            Some((known, line)) if *known == id => line.clone(),
+            _ => PendingLine::unknown(),
+        };
+        let area = if term.element.is_some() { None } else { scene.front.map(|f| f.bounds) };
+        let shown = shown_line(term.element, scene.elements, area);
+        if shown.as_deref().is_some_and(asks_for_secret) {
+            return Err(refuse(
+                "password_field",
+                format!(
+                    "{PASSWORD_REFUSAL} (the terminal is asking for a password: {})",
+                    quote_clipped(shown.as_deref().unwrap_or_default(), 60)
+                ),
+            ));
+        }
+        let strokes: Vec<Stroke<'_>> = match &request.command {
+            Command::Type { text, .. } => text.chars().map(Stroke::Char).collect(),
+            Command::Key { combo } if is_paste_key(combo) => {
+                return Err(refuse(
+                    "terminal_command",
+                    format!(
+                        "refusing {combo} in the terminal ({}): a paste there runs whatever the clipboard holds,                          which cannot be judged beforehand; type the command instead",
+                        term.how
+                    ),
+                ));
+            }
+            Command::Key { combo } => vec![Stroke::Key(combo)],
+            _ => Vec::new(),
+        };
+        let mode = self.session.turn.mode;
+        for commit in replay(&mut line, &strokes, shown.as_deref()) {
+            if commit.unreadable {
+                let message = format!(
+                    "refusing {}: it runs the line at the terminal's prompt, and part of that line was edited in ways                      that cannot be followed (completion, history, caret keys) and cannot be read from the screen;                      clear it (key ctrl+u) and type the whole command",
+                    summarize(request)
+                );
+                let question =
+                    "The agent wants to run the line at a terminal's prompt, which cannot be read. Allow it?";
+                match self.ask_if(mode == Mode::Interactive, question) {
+                    Some(true) => *decision = GuardDecision::AllowedByPerson { marker: "unreadable_line".into() },
+                    Some(false) => return Err(refuse("terminal_command", format!("{message} (the person declined)"))),
+                    None => return Err(refuse("terminal_command", message)),
+                }
+                continue;
+            }
+            for reading in &commit.readings {
+                match check_command(reading, mode, &self.session.turn.intent) {
+                    CommandVerdict::Allowed => {}
+                    CommandVerdict::AllowedByIntent { rule } => {
+                        *decision = GuardDecision::AllowedByIntent { marker: rule.to_string() };
+                    }
+                    CommandVerdict::Refused { rule, command, reason, can_ask } => {
+                        let question = format!(
+                            "The agent wants to run {} in a terminal ({rule}), which your request did not ask for. Allow it?",
+                            quote_clipped(&command, 80)
+                        );
+                        match self.ask_if(can_ask && mode == Mode::Interactive, &question) {
+                            Some(true) => *decision = GuardDecision::AllowedByPerson { marker: rule.to_string() },
+                            Some(false) => {
+                                return Err(refuse("terminal_command", format!("{reason} (the person declined)")))
+                            }
+                            None => return Err(refuse("terminal_command", reason)),
+                        }
+                    }
+                }
+            }
+        }
+        Ok((id, line))
+    }
+
+    /// The person's answer, when `may_ask` and a way to ask exists.
+    fn ask_if(&mut self, may_ask: bool, question: &str) -> Option<bool> {
+        if !may_ask {
+            return None;
+        }
+        self.confirm.as_mut().and_then(|c| c.confirm(question))
     }
 }
 

@@ -19,11 +19,12 @@ use handrail_platform::{
 
 use crate::diff::{SemanticDiff, StateView, Thumbnail, VisualDiff};
 use crate::guard::effect::keeps_focus;
+use crate::guard::terminal::{is_terminal_element, PendingLine, TerminalId};
 use crate::guard::url::{vet_url, UrlPolicy};
 use crate::identity::{centre_distance, drift_tolerance, match_elements, IdTracker};
 use crate::ids::ObservationId;
 use crate::merge::{merge, Geometry};
-use crate::observation::{Element, InspectDetail, Observation};
+use crate::observation::{Element, FrontWindow, InspectDetail, Observation};
 use crate::outcome::{Changes, ExpectOutcome, GuardDecision, Outcome, Status, Timings};
 use crate::render::{quote_clipped, Listing};
 use crate::request::{ActionKind, Command, Expect, ExpectKind, InspectSubject, PointerKind, RawArgs, Request, Target};
@@ -129,6 +130,8 @@ struct Session {
     last_clicked: Option<Element>,
     /// An action that changed nothing; repeating it is refused until the screen is observed again.
     unchanged: Option<Signature>,
+    /// The line at a terminal's prompt, while every input since it was known went to that terminal.
+    terminal: Option<(TerminalId, PendingLine)>,
     rng: u64,
     /// Whether this call's screenshots carry set-of-marks.
     marks: bool,
@@ -243,6 +246,8 @@ impl Engine {
         s.observations = 0;
         s.last_clicked = None;
         s.unchanged = None;
+        // A person may have typed at the prompt between turns.
+        s.terminal = None;
     }
 
     fn budgets(&self) -> Budgets {
@@ -618,10 +623,12 @@ impl Engine {
             }
         }
         // Keys act on whatever has focus now, which may not be what the observation showed.
-        let guard = match self.guards_on_probe(request, &aims, &probe, judged) {
-            Ok(j) => j.decision,
+        let (guard, terminal_after) = match self.guards_on_probe(request, &aims, &probe, judged) {
+            Ok(j) => (j.decision, j.terminal),
             Err(o) => return *o,
         };
+        // Whatever happens next, the line is only known again if this input reaches its terminal.
+        self.session.terminal = None;
 
         self.session.mutations += 1;
         let acted = act_settle_observe(
@@ -687,6 +694,11 @@ impl Engine {
         if focus_may_have_moved {
             self.session.last_clicked = None;
         }
+        self.session.terminal = match &request.command {
+            // A terminal handrail just opened starts at an empty prompt.
+            Command::OpenApp { .. } => fresh_terminal(&fresh.obs),
+            _ => terminal_after,
+        };
         let status = if changed { Status::Ok } else { Status::NoVisibleChange };
         let mut o = self.published(status, action, summary, fresh);
         o.guard = guard;
@@ -715,11 +727,20 @@ impl Engine {
             thumbnail: Thumbnail::of(&frame),
             ax: ax.health,
             app: front.as_ref().map(|w| w.app.clone()),
+            front: front.as_ref().map(|w| FrontWindow::of(w, frame.scale())),
             window: front.map(|w| w.title),
             focus: merged.focus,
             elements: merged.elements,
         })
     }
+}
+
+/// The frontmost terminal of `obs`, at the empty prompt of a terminal just opened.
+fn fresh_terminal(obs: &Observation) -> Option<(TerminalId, PendingLine)> {
+    let focused = obs.focused().filter(|e| is_terminal_element(e));
+    let front = obs.front.as_ref();
+    (focused.is_some() || front.is_some_and(FrontWindow::is_terminal))
+        .then(|| (TerminalId::new(front, focused), PendingLine::empty()))
 }
 
 /// What acting produced: how the wait went, the observation after, and the expectation's outcome.
@@ -774,6 +795,7 @@ struct Probe {
     ax: AxHealth,
     app: Option<String>,
     window: Option<String>,
+    front: Option<FrontWindow>,
     focus: Option<usize>,
     elements: Vec<Element>,
 }
@@ -982,6 +1004,7 @@ fn observe(
         image_size: frame.size,
         scale,
         app: front.as_ref().map(|w| w.app.clone()).filter(|a| !a.is_empty()).or(focused_app),
+        front: front.as_ref().map(|w| FrontWindow::of(w, scale)),
         window: front.map(|w| w.title),
         focus: merged.focus,
         ax: ax.health,

@@ -26,8 +26,9 @@
 use handrail_platform::{AxHealth, KeyCombo, Role, States};
 
 use super::navigation::is_address_bar;
+use super::terminal::is_terminal_element;
 use crate::bindings::triggers;
-use crate::observation::Element;
+use crate::observation::{Element, FrontWindow};
 use crate::request::{Command, PointerKind};
 
 /// What an input does to an element.
@@ -65,6 +66,8 @@ pub struct Scene<'a> {
     pub ax: AxHealth,
     /// The element last clicked or typed into this turn, while no key since could have moved focus.
     pub last_clicked: Option<&'a Element>,
+    /// The frontmost window, which keyboard input goes to.
+    pub front: Option<&'a FrontWindow>,
 }
 
 impl<'a> Scene<'a> {
@@ -109,6 +112,18 @@ pub struct InputEffects<'a> {
     /// `type` text with a Tab before more text: focus moves partway, so what follows the Tab would land
     /// in an element that cannot be judged beforehand.
     pub crosses_focus: bool,
+    /// Keyboard input that goes to a terminal, whose shell reads it ([`super::terminal`]).
+    pub terminal: Option<TerminalReach<'a>>,
+}
+
+/// Keyboard input read by a terminal's shell.
+#[derive(Debug, Clone)]
+pub struct TerminalReach<'a> {
+    /// The accessible terminal; none when the frontmost window is a terminal emulator that exposes no
+    /// accessibility (xterm, urxvt, st, …).
+    pub element: Option<&'a Element>,
+    /// How the input gets there, for refusals.
+    pub how: String,
 }
 
 impl<'a> InputEffects<'a> {
@@ -184,6 +199,25 @@ fn receiver<'a>(target: Option<&'a Element>, scene: &Scene<'a>) -> Receiver<'a> 
     }
 }
 
+/// `Some` when keyboard input sent to `to` is read by a terminal: the accessible terminal itself, or
+/// (`Some(None)`) a terminal emulator's window when nothing accessible in it says otherwise.
+fn terminal_of<'a>(to: Receiver<'a>, scene: &Scene<'a>) -> Option<Option<&'a Element>> {
+    if let Some(e) = to.element().filter(|e| is_terminal_element(e)) {
+        return Some(Some(e));
+    }
+    let front = scene.front.filter(|f| f.is_terminal())?;
+    match to {
+        Receiver::Unknown => Some(None),
+        // Text read off the terminal's screen, not an accessible control of its own.
+        Receiver::Target(e) | Receiver::LastClicked(e) | Receiver::Focused(e)
+            if !e.source.has_ax() && front.bounds.contains(e.bounds.center()) =>
+        {
+            Some(None)
+        }
+        _ => None,
+    }
+}
+
 fn unknown_why(scene: &Scene<'_>) -> String {
     match scene.ax {
         AxHealth::Ok | AxHealth::Partial => {
@@ -200,6 +234,11 @@ fn typed<'a>(out: &mut InputEffects<'a>, text: &str, target: Option<&'a Element>
     let to = receiver(target, scene);
     if let Some(t) = target.filter(|t| !t.states.contains(States::FOCUSED)) {
         out.reach(t, Effect::Activates, "click (to type into it)".into(), true);
+    }
+    if let Some(term) = terminal_of(to, scene) {
+        // A Tab completes in a shell rather than moving focus; the terminal judges the line instead.
+        out.terminal = Some(TerminalReach { element: term, how: format!("type into the terminal ({})", to.place()) });
+        return;
     }
     out.crosses_focus = text.split_once('\t').is_some_and(|(_, rest)| !rest.is_empty());
     let Some(element) = to.element() else {
@@ -247,6 +286,10 @@ fn key<'a>(out: &mut InputEffects<'a>, combo: &KeyCombo, scene: &Scene<'a>) {
         } else if !bindings_known(e) && alt_mnemonic_could_hit(combo, e) {
             out.reach(e, Effect::Activates, format!("press {combo}, which may be its mnemonic"), false);
         }
+    }
+    if let Some(term) = terminal_of(to, scene) {
+        out.terminal = Some(TerminalReach { element: term, how: format!("press {combo} in the terminal") });
+        return;
     }
     let Some(element) = to.element() else {
         if activation || printable {
@@ -418,7 +461,7 @@ mod tests {
     }
 
     fn scene<'a>(elements: &'a [Element], focus: Option<usize>) -> Scene<'a> {
-        Scene { elements, focus, ax: AxHealth::Ok, last_clicked: None }
+        Scene { elements, focus, ax: AxHealth::Ok, last_clicked: None, front: None }
     }
 
     #[test]
@@ -513,11 +556,12 @@ mod tests {
         assert_eq!(reached(&type_cmd("x"), &[&els[1]], &s), vec![(2, Effect::Activates), (2, Effect::EntersText)]);
         assert_eq!(reached(&type_cmd("x"), &[], &s), vec![]);
         // Focus unknown: the last clicked element receives.
-        let s = Scene { elements: &els, focus: None, ax: AxHealth::Unavailable, last_clicked: Some(&els[1]) };
+        let s =
+            Scene { elements: &els, focus: None, ax: AxHealth::Unavailable, last_clicked: Some(&els[1]), front: None };
         assert_eq!(reached(&type_cmd("x"), &[], &s), vec![(2, Effect::EntersText)]);
         assert_eq!(reached(&key_cmd("1"), &[], &s), vec![(2, Effect::EntersText)]);
         // Nothing known.
-        let s = Scene { elements: &els, focus: None, ax: AxHealth::Unavailable, last_clicked: None };
+        let s = Scene { elements: &els, focus: None, ax: AxHealth::Unavailable, last_clicked: None, front: None };
         let e = effects(&key_cmd("return"), &[], &s);
         assert!(e.unknown_receiver.as_deref().is_some_and(|w| w.contains("ax=unavailable")), "{e:?}");
         assert!(effects(&type_cmd("hi"), &[], &s).unknown_receiver.is_some());

@@ -8,6 +8,7 @@
 //!   those effects, not only the element an action aims at.
 //! - [`destructive`]: destructive target labels (§5.4).
 //! - [`command`]: destructive command lines about to run in a terminal (shell or SQL prompt).
+//! - [`terminal`]: which receivers are terminals, and the line a key or newline sent there would run.
 //! - [`hotkey`]: dangerous key combinations (§5.5).
 //! - [`password`]: typing into password fields (§5.6).
 //! - [`url`]: `open_url` credentials, schemes and allowed domains (§5.8).
@@ -19,6 +20,7 @@ pub mod effect;
 pub mod hotkey;
 pub mod navigation;
 pub mod password;
+pub mod terminal;
 pub mod url;
 
 mod text;

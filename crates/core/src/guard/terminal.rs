@@ -1,0 +1,446 @@
+//! Terminals: when keyboard input goes to a shell prompt, and which line a key or a newline would run.
+//!
+//! **Which receivers are terminals.** An element accessibility reports with the `terminal` role (VTE in
+//! GNOME and Xfce terminals, Konsole, terminals inside IDEs that say so), or, when the receiver is not
+//! an accessible element, the frontmost window when its class is a terminal emulator's (xterm, urxvt,
+//! st, Alacritty, kitty, foot, … which expose no accessibility at all): keyboard input sent there can
+//! only go to its shell.
+//!
+//! **Which line runs.** The engine keeps a [`PendingLine`] per terminal: what was typed into it since
+//! the line was last known empty. Plain characters, Backspace, ctrl+u, ctrl+w and ctrl+c edit it exactly;
+//! anything whose effect on the line the engine cannot know (Tab completion, history keys, caret moves,
+//! yank, a key it has no character for, any action that is not keyboard input to that terminal) makes it
+//! *partial*: what was typed is still a fragment of the line, but not all of it. A commit (Return,
+//! ctrl+m, ctrl+j, a newline in `type`) then judges every reading of the line that can be made: the
+//! fragment, and the terminal's input line read from the screen (the last line of its accessible text,
+//! else the lowest OCR row inside the window, with any prompt before `$ `, `# `, `% `, `> ` cut off at
+//! every place it could end) followed by what this action typed before the commit. A partial line that
+//! cannot be read from the screen is [`Commit::unreadable`]: nobody can say what it runs.
+//!
+//! A line a shell would keep reading (an open quote, a trailing `\`, `|` or `&&`) carries over into the
+//! next commit, so a command split across lines is judged whole.
+
+use handrail_platform::{KeyCombo, Rect};
+
+use crate::observation::{Element, FrontWindow};
+
+/// Window classes (X11 `WM_CLASS` class or instance, Wayland app id), lower case, of terminal emulators.
+const TERMINAL_CLASSES: &[&str] = &[
+    "xterm",
+    "uxterm",
+    "urxvt",
+    "rxvt",
+    "rxvt-unicode",
+    "st",
+    "st-256color",
+    "alacritty",
+    "kitty",
+    "foot",
+    "footclient",
+    "wezterm",
+    "org.wezfurlong.wezterm",
+    "xfce4-terminal",
+    "gnome-terminal",
+    "gnome-terminal-server",
+    "org.gnome.terminal",
+    "org.gnome.console",
+    "kgx",
+    "org.gnome.ptyxis",
+    "ptyxis",
+    "konsole",
+    "org.kde.konsole",
+    "yakuake",
+    "tilix",
+    "com.gexperts.tilix",
+    "terminator",
+    "lxterminal",
+    "qterminal",
+    "mate-terminal",
+    "sakura",
+    "terminology",
+    "ghostty",
+    "com.mitchellh.ghostty",
+    "guake",
+    "tilda",
+    "eterm",
+    "aterm",
+    "cool-retro-term",
+    "io.elementary.terminal",
+    "deepin-terminal",
+    "x-terminal-emulator",
+];
+
+/// Whether a window class names a terminal emulator.
+pub fn is_terminal_class(class: &str) -> bool {
+    let class = class.trim().to_ascii_lowercase();
+    TERMINAL_CLASSES.contains(&class.as_str())
+}
+
+/// An element that is itself a terminal, by its accessible role.
+pub fn is_terminal_element(e: &Element) -> bool {
+    e.detail.native_role.eq_ignore_ascii_case("terminal")
+}
+
+/// Which terminal a pending line belongs to: the window (class and process), and the accessible
+/// terminal inside it when there is one (an IDE may hold several).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TerminalId(String);
+
+impl TerminalId {
+    pub fn new(front: Option<&FrontWindow>, element: Option<&Element>) -> TerminalId {
+        let window = front.map_or_else(String::new, |f| format!("{}:{}", f.class, f.pid.unwrap_or(0)));
+        let inner = element.map_or_else(String::new, |e| format!("{}|{}", e.app, e.label));
+        TerminalId(format!("{window}#{inner}"))
+    }
+}
+
+/// What the engine knows of the line being edited at a terminal's prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingLine {
+    /// Typed since the line was last known empty, or since it became partial.
+    typed: String,
+    /// `typed` is the whole line.
+    whole: bool,
+    /// Earlier lines the shell is still reading (an open quote, a trailing `\`).
+    continued: String,
+}
+
+impl PendingLine {
+    /// A line known to be empty: a fresh prompt.
+    pub fn empty() -> PendingLine {
+        PendingLine { typed: String::new(), whole: true, continued: String::new() }
+    }
+
+    /// A line nothing is known of.
+    pub fn unknown() -> PendingLine {
+        PendingLine { typed: String::new(), whole: false, continued: String::new() }
+    }
+
+    pub fn is_whole(&self) -> bool {
+        self.whole
+    }
+}
+
+/// One piece of keyboard input, in the order it is sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stroke<'a> {
+    Char(char),
+    Key(&'a KeyCombo),
+}
+
+/// A line about to be run, with every reading of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Commit {
+    /// Each may be what runs; every one must pass.
+    pub readings: Vec<String>,
+    /// Part of the line is unknown and the screen does not show it.
+    pub unreadable: bool,
+}
+
+/// Runs `strokes` through `line`, collecting the lines they commit. `screen_line` is the terminal's
+/// input line as the screen showed it before this input (prompt included), when it could be read.
+pub fn replay(line: &mut PendingLine, strokes: &[Stroke<'_>], screen_line: Option<&str>) -> Vec<Commit> {
+    let mut commits = Vec::new();
+    // Typed by this input since the screen was read; the screen shows everything before it.
+    let mut since_screen = String::new();
+    let mut screen = screen_line.map(str::to_string);
+    for stroke in strokes {
+        match edit_of(stroke) {
+            Edit::Insert(c) => {
+                line.typed.push(c);
+                since_screen.push(c);
+            }
+            Edit::Backspace => {
+                line.typed.pop();
+                since_screen.pop();
+            }
+            Edit::KillLine => {
+                line.typed.clear();
+                since_screen.clear();
+                // What the screen showed is gone too, but not the prompt: nothing of it remains to judge.
+                if line.whole {
+                    screen = None;
+                }
+            }
+            Edit::KillWord => {
+                kill_word(&mut line.typed);
+                kill_word(&mut since_screen);
+            }
+            Edit::Abort => {
+                *line = PendingLine::empty();
+                since_screen.clear();
+                screen = None;
+            }
+            Edit::Unknown => line.whole = false,
+            Edit::Nothing => {}
+            Edit::Commit => {
+                commits.push(readings(line, screen.as_deref(), &since_screen));
+                let full = format!("{}{}", line.continued, line.typed);
+                let continues = line.whole && waits_for_more(&full);
+                *line = PendingLine::empty();
+                if continues {
+                    line.continued = format!("{full}\n");
+                }
+                since_screen.clear();
+                screen = None;
+            }
+        }
+    }
+    commits
+}
+
+fn readings(line: &PendingLine, screen: Option<&str>, since_screen: &str) -> Commit {
+    let full = format!("{}{}", line.continued, line.typed);
+    if line.whole {
+        return Commit { readings: vec![full], unreadable: false };
+    }
+    let mut readings = vec![full];
+    let shown = screen.map(str::trim_start).filter(|s| !s.trim().is_empty());
+    match shown {
+        Some(shown) => {
+            for command in after_prompts(shown) {
+                let reading = format!("{}{command}{since_screen}", line.continued);
+                if !reading.trim().is_empty() {
+                    readings.push(reading);
+                }
+            }
+            readings.dedup();
+            Commit { readings, unreadable: false }
+        }
+        None => Commit { readings, unreadable: true },
+    }
+}
+
+/// What follows each place a prompt could end in the shown line (a `$`, `#`, `%`, `>` or similar
+/// followed by a blank or the end of the line); the line itself when it has no such place.
+fn after_prompts(shown: &str) -> Vec<String> {
+    let chars: Vec<(usize, char)> = shown.char_indices().collect();
+    let mut out = Vec::new();
+    for (k, (i, c)) in chars.iter().enumerate() {
+        let ends_prompt = PROMPT_ENDS.contains(c) && chars.get(k + 1).is_none_or(|(_, next)| next.is_whitespace());
+        if ends_prompt {
+            out.push(shown[i + c.len_utf8()..].trim_start().to_string());
+        }
+    }
+    if out.is_empty() {
+        out.push(shown.to_string());
+    }
+    out
+}
+
+/// Characters shells' prompts end with.
+const PROMPT_ENDS: &[char] = &['$', '#', '%', '>', '❯', '➜', '»', 'λ', '→', '▶'];
+
+/// A shell keeps reading after this line: an open quote, a trailing `\`, or a line ending in an
+/// operator that needs a command after it.
+pub fn waits_for_more(line: &str) -> bool {
+    let (mut single, mut double, mut escaped) = (false, false, false);
+    for c in line.chars() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if !single => escaped = true,
+            '\'' if !double => single = !single,
+            '"' if !single => double = !double,
+            _ => {}
+        }
+    }
+    let end = line.trim_end();
+    single || double || escaped || end.ends_with('|') || end.ends_with("&&")
+}
+
+fn kill_word(s: &mut String) {
+    let kept = s.trim_end().rsplit_once(char::is_whitespace).map_or(0, |(head, _)| head.len() + 1);
+    s.truncate(kept);
+}
+
+/// What a stroke does to the line at a shell prompt (readline's defaults, emacs mode).
+enum Edit {
+    Insert(char),
+    Backspace,
+    /// ctrl+u: the line up to the caret (all of it, with the caret at the end).
+    KillLine,
+    /// ctrl+w: the word before the caret.
+    KillWord,
+    /// ctrl+c: the line is abandoned and a new prompt starts.
+    Abort,
+    Commit,
+    /// Leaves the line as it is.
+    Nothing,
+    /// Changes it in a way the engine cannot follow.
+    Unknown,
+}
+
+fn edit_of(stroke: &Stroke<'_>) -> Edit {
+    let combo = match stroke {
+        Stroke::Char('\n' | '\r') => return Edit::Commit,
+        // Completion inserts text only the shell knows.
+        Stroke::Char('\t') => return Edit::Unknown,
+        Stroke::Char(c) if c.is_control() => return Edit::Unknown,
+        Stroke::Char(c) => return Edit::Insert(*c),
+        Stroke::Key(combo) => combo,
+    };
+    let m = combo.modifiers;
+    let key = combo.key.as_str();
+    if m.alt || m.super_key {
+        return Edit::Unknown;
+    }
+    if m.ctrl {
+        return match key {
+            "m" | "j" if !m.shift => Edit::Commit,
+            "u" if !m.shift => Edit::KillLine,
+            "w" if !m.shift => Edit::KillWord,
+            "c" if !m.shift => Edit::Abort,
+            "l" | "shift" | "ctrl" => Edit::Nothing,
+            _ => Edit::Unknown,
+        };
+    }
+    match key {
+        "return" => Edit::Commit,
+        "backspace" => Edit::Backspace,
+        "space" => Edit::Insert(' '),
+        "shift" | "ctrl" | "alt" | "super" | "escape" => Edit::Nothing,
+        _ => match single_char(key) {
+            Some(c) if !m.shift => Edit::Insert(c),
+            // Shift gives the upper case of a letter on every layout; of anything else it depends on
+            // the layout.
+            Some(c) if c.is_alphabetic() => Edit::Insert(c.to_uppercase().next().unwrap_or(c)),
+            _ => Edit::Unknown,
+        },
+    }
+}
+
+fn single_char(key: &str) -> Option<char> {
+    let mut cs = key.chars();
+    match (cs.next(), cs.next()) {
+        (Some(c), None) => Some(c),
+        _ => None,
+    }
+}
+
+/// The terminal's input line as the screen shows it: the last line of its accessible text, else the
+/// lowest row of OCR text inside `area`.
+pub fn shown_line(terminal: Option<&Element>, elements: &[Element], area: Option<Rect>) -> Option<String> {
+    if let Some(text) = terminal.and_then(|t| t.value.as_deref()) {
+        if let Some(last) = text.lines().rev().find(|l| !l.trim().is_empty()) {
+            return Some(last.trim_end().to_string());
+        }
+    }
+    let area = area.or(terminal.map(|t| t.bounds))?;
+    let ocr: Vec<&Element> = elements
+        .iter()
+        .filter(|e| !e.source.has_ax() && !e.label.trim().is_empty() && area.contains(e.bounds.center()))
+        .collect();
+    let lowest = ocr.iter().max_by_key(|e| e.bounds.bottom())?;
+    let centre = |e: &Element| e.bounds.center().y;
+    let row_h = lowest.bounds.height.max(1) as i32;
+    let mut row: Vec<&&Element> = ocr.iter().filter(|e| (centre(e) - centre(lowest)).abs() * 2 <= row_h).collect();
+    row.sort_by_key(|e| e.bounds.x);
+    Some(row.iter().map(|e| e.label.trim()).collect::<Vec<_>>().join(" "))
+}
+
+/// A prompt asking for a secret (`[sudo] password for ann:`, `Enter passphrase for key …:`): what is
+/// typed next is a password, whatever the terminal's role says.
+pub fn asks_for_secret(shown: &str) -> bool {
+    let line = shown.trim_end().to_lowercase();
+    let Some(head) = line.strip_suffix(':') else { return false };
+    let tail: String = head.chars().rev().take(60).collect::<Vec<_>>().into_iter().rev().collect();
+    ["password", "passphrase", "passcode", "pin for", "pin code", "รหัสผ่าน", "mot de passe", "passwort", "contraseña"]
+        .iter()
+        .any(|w| tail.contains(w))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::keys::parse_key_combo;
+
+    fn run(line: &mut PendingLine, input: &[&str], screen: Option<&str>) -> Vec<Commit> {
+        let combos: Vec<Option<KeyCombo>> =
+            input.iter().map(|s| s.strip_prefix("key:").map(|k| parse_key_combo(k).expect("combo"))).collect();
+        let mut strokes = Vec::new();
+        for (s, combo) in input.iter().zip(&combos) {
+            match combo {
+                Some(c) => strokes.push(Stroke::Key(c)),
+                None => strokes.extend(s.chars().map(Stroke::Char)),
+            }
+        }
+        replay(line, &strokes, screen)
+    }
+
+    #[test]
+    fn whole_lines_are_exact() {
+        let mut l = PendingLine::empty();
+        let c = run(&mut l, &["rm -rf /tmp/x", "key:backspace", "y", "key:return"], None);
+        assert_eq!(c, [Commit { readings: vec!["rm -rf /tmp/y".into()], unreadable: false }]);
+        assert_eq!(l, PendingLine::empty());
+        let c = run(&mut l, &["ls\necho hi\n"], None);
+        assert_eq!(c.iter().map(|c| c.readings[0].as_str()).collect::<Vec<_>>(), ["ls", "echo hi"]);
+    }
+
+    #[test]
+    fn kills_and_aborts() {
+        let mut l = PendingLine::empty();
+        let c = run(&mut l, &["rm -rf x", "key:ctrl+u", "ls", "key:ctrl+m"], None);
+        assert_eq!(c[0].readings, ["ls"]);
+        let c = run(&mut l, &["rm -rf x", "key:ctrl+c", "ls -l", "key:ctrl+w", "pwd\n"], None);
+        assert_eq!(c[0].readings, ["ls pwd"]);
+    }
+
+    #[test]
+    fn unknown_edits_read_the_screen() {
+        let mut l = PendingLine::empty();
+        assert!(run(&mut l, &["rm -rf /tmp/vi", "key:tab"], Some("root@h:/tmp# ")).is_empty());
+        // The next input: the screen now shows the completed line.
+        let c = run(&mut l, &["key:return"], Some("root@h:/tmp# rm -rf /tmp/victim/"));
+        assert!(!c[0].unreadable);
+        assert!(c[0].readings.contains(&"rm -rf /tmp/vi".to_string()));
+        assert!(c[0].readings.contains(&"rm -rf /tmp/victim/".to_string()), "{:?}", c[0].readings);
+        let mut l = PendingLine::unknown();
+        let c = run(&mut l, &["key:return"], None);
+        assert!(c[0].unreadable);
+        let mut l = PendingLine::unknown();
+        let c = run(&mut l, &[" -rf ~\n"], Some("$ rm"));
+        assert!(c[0].readings.contains(&"rm -rf ~".to_string()), "{:?}", c[0].readings);
+        // After one commit the next line starts empty and known.
+        let c = run(&mut l, &["ls\n"], None);
+        assert_eq!(c[0].readings, ["ls"]);
+    }
+
+    #[test]
+    fn continued_lines_are_judged_whole() {
+        let mut l = PendingLine::empty();
+        let c = run(&mut l, &["rm -r\\\n", "f /tmp/x\n"], None);
+        assert_eq!(c[1].readings, ["rm -r\\\nf /tmp/x"]);
+        assert!(waits_for_more("echo 'a"));
+        assert!(waits_for_more("ls |"));
+        assert!(!waits_for_more("echo 'a' \"b\""));
+    }
+
+    #[test]
+    fn secret_prompts() {
+        assert!(asks_for_secret("[sudo] password for ann: "));
+        assert!(asks_for_secret("Enter passphrase for key '/root/.ssh/id_ed25519':"));
+        assert!(!asks_for_secret("root@h:~# echo password: done"));
+        assert!(!asks_for_secret("$ passwd --help"));
+    }
+
+    #[test]
+    fn terminal_classes() {
+        for c in ["XTerm", "xterm", "Xfce4-terminal", "URxvt", "kitty", "foot", "org.gnome.Console"] {
+            assert!(is_terminal_class(c), "{c}");
+        }
+        for c in ["chromium", "Gedit", "terminal-notes", ""] {
+            assert!(!is_terminal_class(c), "{c}");
+        }
+    }
+
+    #[test]
+    fn prompts_are_cut_anywhere_they_could_end() {
+        let r = after_prompts("user@host:~/src$ git reset --hard");
+        assert_eq!(r, ["git reset --hard"]);
+        assert_eq!(after_prompts("❯ rm -rf x"), ["rm -rf x"]);
+        assert_eq!(after_prompts("$ "), [""]);
+        assert_eq!(after_prompts("root@h:/# echo a > b"), ["echo a > b", "b"]);
+        assert_eq!(after_prompts("rm -rf x"), ["rm -rf x"]);
+    }
+}

@@ -1,0 +1,321 @@
+//! Commands typed into a terminal meet the command guard before the key that runs them is sent, on a
+//! simulated desktop with a terminal beside other windows. What ran is read back from the simulated
+//! shell itself (its history of lines run), never from the engine's observation.
+
+mod common;
+
+use common::{config, Fx};
+use handrail_core::{Confirm, Engine, GuardDecision, Mode, Outcome, Status};
+use handrail_platform::{Rect, Size};
+use handrail_sim::{SimDesktop, Widget, WidgetId, WindowSpec};
+use proptest::prelude::*;
+
+struct Term {
+    fx: Fx,
+    shell: WidgetId,
+}
+
+/// What kind of terminal the desktop has.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Kind {
+    /// VTE-like: an accessible `terminal` element whose text is readable.
+    Accessible,
+    /// xterm-like: no accessibility at all, known by its window class; the screen is read by OCR.
+    WindowClass,
+}
+
+fn term(kind: Kind, mode: Mode, intent: &str) -> Term {
+    let sim = SimDesktop::new(Size::new(1280, 800));
+    let notes = sim.add_window(WindowSpec::new("Notes", "Notes").bounds(Rect::new(40, 40, 500, 400)));
+    sim.add_widget(notes, Widget::spinner().at(60, 80, 40, 40));
+    sim.add_widget(notes, Widget::button("Delete note").at(60, 140, 140, 30));
+    let (app, class) = match kind {
+        Kind::Accessible => ("Xfce Terminal", "Xfce4-terminal"),
+        Kind::WindowClass => ("XTerm", "XTerm"),
+    };
+    let win = sim.add_window(WindowSpec::new(app, "root@box: /tmp").class(class).bounds(Rect::new(300, 200, 800, 500)));
+    let mut shell = Widget::terminal("Terminal", ["/tmp/victim/", "/tmp/notes.txt"]).at(310, 240, 780, 440).focused();
+    if kind == Kind::WindowClass {
+        shell = shell.ax_hidden();
+    }
+    let shell = sim.add_widget(win, shell);
+    sim.raise_window(win);
+    let engine = Engine::new(sim.desktop(), config());
+    let mut fx = Fx { sim, engine, win };
+    fx.turn(intent, mode);
+    fx.see();
+    Term { fx, shell }
+}
+
+impl Term {
+    fn typ(&mut self, text: &str) -> Outcome {
+        self.fx.call(&[("action", "type"), ("text", text)])
+    }
+
+    fn key(&mut self, keys: &str) -> Outcome {
+        self.fx.call(&[("action", "key"), ("keys", keys)])
+    }
+
+    fn ran(&self) -> Vec<String> {
+        self.fx.sim.widget(self.shell).ran
+    }
+
+    fn line(&self) -> String {
+        self.fx.sim.widget(self.shell).value
+    }
+}
+
+fn refused(o: &Outcome, rule: &str) {
+    assert_eq!(o.status, Status::Refused, "{}", o.text());
+    assert!(matches!(o.guard, GuardDecision::Refused { rule: r } if r == rule), "{}", o.text());
+}
+
+fn allowed(o: &Outcome) {
+    assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
+}
+
+const DISK: &str = "check the disk usage";
+
+#[test]
+fn destructive_commands_never_run_unattended() {
+    for kind in [Kind::Accessible, Kind::WindowClass] {
+        let mut t = term(kind, Mode::Unattended, DISK);
+        for line in [
+            "rm -rf /tmp/victim",
+            "sudo rm -r /tmp/victim",
+            "find /tmp/victim -delete",
+            "cd /tmp && \\rm -fr victim",
+            "git reset --hard",
+            "echo x > /tmp/notes.txt",
+            "bash -c 'rm -rf /tmp/victim'",
+        ] {
+            let o = t.typ(&format!("{line}\n"));
+            refused(&o, "terminal_command");
+            assert!(o.message.as_deref().unwrap_or_default().contains("in the terminal"), "{}", o.text());
+            assert_eq!(t.line(), "", "{kind:?} {line}: nothing may be typed when a line is refused");
+            assert!(t.ran().is_empty(), "{kind:?} {line}: ran {:?}", t.ran());
+            t.fx.see();
+        }
+        // Look-alikes and harmless commands run.
+        for line in ["df -h", "echo rm -rf", "grep -r delete .", "ls --format=long"] {
+            allowed(&t.typ(&format!("{line}\n")));
+            t.fx.see();
+        }
+        assert_eq!(t.ran(), ["df -h", "echo rm -rf", "grep -r delete .", "ls --format=long"], "{kind:?}");
+    }
+}
+
+#[test]
+fn a_command_split_over_calls_is_judged_when_it_would_run() {
+    for kind in [Kind::Accessible, Kind::WindowClass] {
+        let mut t = term(kind, Mode::Unattended, DISK);
+        allowed(&t.typ("rm -r"));
+        allowed(&t.key("f"));
+        allowed(&t.typ(" /tmp/vic"));
+        allowed(&t.typ("tim"));
+        for commit in ["return", "ctrl+m", "ctrl+j", "enter"] {
+            refused(&t.key(commit), "terminal_command");
+        }
+        refused(&t.typ("\n"), "terminal_command");
+        assert_eq!(t.line(), "rm -rf /tmp/victim", "{kind:?}");
+        assert!(t.ran().is_empty());
+        // Cleared, the line is harmless again.
+        allowed(&t.key("ctrl+u"));
+        allowed(&t.typ("ls /tmp\n"));
+        assert_eq!(t.ran(), ["ls /tmp"], "{kind:?}");
+    }
+}
+
+#[test]
+fn edits_the_engine_cannot_follow_are_read_back_from_the_screen() {
+    for kind in [Kind::Accessible, Kind::WindowClass] {
+        // Tab completion finishes the path; the line shown on screen is judged.
+        let mut t = term(kind, Mode::Unattended, DISK);
+        allowed(&t.typ("rm -rf /tmp/vi"));
+        allowed(&t.key("tab"));
+        assert_eq!(t.line(), "rm -rf /tmp/victim/");
+        t.fx.see();
+        refused(&t.key("return"), "terminal_command");
+        assert!(t.ran().is_empty());
+
+        // A line typed by someone else before handrail looked is read from the screen.
+        let mut t = term(kind, Mode::Unattended, DISK);
+        t.fx.sim.set_value(t.shell, "rm -rf /tmp/victim");
+        t.fx.see();
+        refused(&t.key("return"), "terminal_command");
+        // And completed by the agent: the screen shows the beginning, the agent typed the end.
+        t.fx.sim.set_value(t.shell, "rm");
+        t.fx.see();
+        refused(&t.typ(" -rf /tmp/victim\n"), "terminal_command");
+        assert!(t.ran().is_empty(), "{kind:?} ran {:?}", t.ran());
+    }
+}
+
+#[test]
+fn a_line_nobody_can_read_is_not_run_unattended() {
+    let mut t = term(Kind::WindowClass, Mode::Unattended, DISK);
+    t.fx.sim.set_value(t.shell, "rm -rf /tmp/victim");
+    t.fx.sim.set_ocr_available(false);
+    t.fx.see();
+    let o = t.key("return");
+    refused(&o, "terminal_command");
+    assert!(o.message.as_deref().unwrap_or_default().contains("cannot be read"), "{}", o.text());
+    // A whole line typed by the agent is known without reading anything.
+    allowed(&t.key("ctrl+c"));
+    allowed(&t.typ("df -h\n"));
+    assert_eq!(t.ran(), ["df -h"]);
+}
+
+#[test]
+fn an_open_terminal_prompt_is_known_empty() {
+    let sim = SimDesktop::new(Size::new(1280, 800));
+    sim.register_app(
+        "XTerm",
+        WindowSpec::new("XTerm", "xterm")
+            .class("XTerm")
+            .bounds(Rect::new(100, 100, 700, 400))
+            .widget(Widget::terminal("Terminal", Vec::<String>::new()).at(110, 130, 680, 360).ax_hidden().focused()),
+    );
+    sim.set_ocr_available(false);
+    let engine = Engine::new(sim.desktop(), config());
+    let win = sim.add_window(WindowSpec::new("Notes", "Notes"));
+    let mut fx = Fx { sim, engine, win };
+    fx.turn(DISK, Mode::Unattended);
+    fx.see();
+    allowed(&fx.call(&[("action", "open_app"), ("app", "XTerm")]));
+    // No accessibility, no OCR: only because handrail opened it does it know the prompt is empty.
+    allowed(&fx.call(&[("action", "type"), ("text", "df -h\n")]));
+    refused(&fx.call(&[("action", "type"), ("text", "rm -rf /tmp/victim\n")]), "terminal_command");
+}
+
+#[test]
+fn pastes_and_password_prompts_in_a_terminal_are_refused() {
+    let mut t = term(Kind::Accessible, Mode::Interactive, DISK);
+    for paste in ["ctrl+shift+v", "shift+insert"] {
+        refused(&t.key(paste), "terminal_command");
+    }
+    t.fx.sim.set_value(t.shell, "[sudo] password for ann:");
+    t.fx.see();
+    refused(&t.typ("hunter2\n"), "password_field");
+    refused(&t.key("h"), "password_field");
+}
+
+struct Answer(Option<bool>, std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl Confirm for Answer {
+    fn confirm(&mut self, question: &str) -> Option<bool> {
+        self.1.lock().expect("questions").push(question.to_string());
+        self.0
+    }
+}
+
+#[test]
+fn interactive_removal_follows_the_request_or_the_person() {
+    // Backed by the user's request.
+    let mut t = term(Kind::Accessible, Mode::Interactive, "delete the victim directory in /tmp");
+    let o = t.typ("rm -rf /tmp/victim\n");
+    allowed(&o);
+    assert!(matches!(o.guard, GuardDecision::AllowedByIntent { .. }), "{}", o.text());
+    assert_eq!(t.ran(), ["rm -rf /tmp/victim"]);
+    // Catastrophic whatever the request says.
+    t.fx.see();
+    refused(&t.typ("rm -rf ~\n"), "terminal_command");
+
+    // Not backed: refused, or asked; the person's answer decides.
+    for (answer, runs) in [(None, false), (Some(false), false), (Some(true), true)] {
+        let mut t = term(Kind::WindowClass, Mode::Interactive, DISK);
+        let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        t.fx.engine.set_confirm(Box::new(Answer(answer, asked.clone())));
+        let o = t.typ("rm -rf /tmp/victim\n");
+        if runs {
+            allowed(&o);
+            assert!(matches!(o.guard, GuardDecision::AllowedByPerson { .. }), "{}", o.text());
+        } else {
+            refused(&o, "terminal_command");
+        }
+        assert_eq!(t.ran().len(), usize::from(runs), "{answer:?}");
+        let asked = asked.lock().expect("questions");
+        assert_eq!(asked.len(), 1, "asked once: {asked:?}");
+        assert!(asked[0].contains("rm -rf /tmp/victim"), "{asked:?}");
+    }
+}
+
+#[test]
+fn keys_to_other_windows_are_not_judged_as_commands() {
+    let mut t = term(Kind::Accessible, Mode::Unattended, DISK);
+    // A command written into an editor's field is text, not a command.
+    let win = t.fx.sim.add_window(WindowSpec::new("Editor", "notes.txt").bounds(Rect::new(200, 100, 600, 300)));
+    let field = t.fx.sim.add_widget(win, Widget::entry("Body").at(220, 140, 500, 28).focused());
+    t.fx.sim.raise_window(win);
+    t.fx.see();
+    allowed(&t.typ("rm -rf /tmp/victim"));
+    assert_eq!(t.fx.sim.widget(field).value, "rm -rf /tmp/victim");
+    assert!(t.ran().is_empty());
+}
+
+/// One piece of input the agent may send.
+#[derive(Debug, Clone)]
+enum Piece {
+    Type(String),
+    Key(String),
+}
+
+fn pieces_of(command: &str) -> impl Strategy<Value = Vec<Piece>> {
+    let chars: Vec<char> = command.chars().collect();
+    let n = chars.len();
+    // Cut points, each piece sent as `type`, or (single characters) as a key; a harmless typo fixed by
+    // Backspace may come anywhere.
+    (proptest::collection::vec(any::<bool>(), n), proptest::collection::vec(0u8..4, n)).prop_map(move |(cuts, how)| {
+        let mut out = Vec::new();
+        let mut run = String::new();
+        for (i, c) in chars.iter().enumerate() {
+            run.push(*c);
+            if cuts[i] || i + 1 == n {
+                let piece = std::mem::take(&mut run);
+                match (how[i], piece.chars().count()) {
+                    (0, 1) if piece == "\n" => out.push(Piece::Key("return".into())),
+                    (1, 1) if piece == " " => out.push(Piece::Key("space".into())),
+                    (1, 1) if piece.chars().all(|c| c.is_ascii_lowercase() || "-/".contains(c)) => {
+                        out.push(Piece::Key(piece))
+                    }
+                    (2, _) => {
+                        out.push(Piece::Type(format!("{piece}x")));
+                        out.push(Piece::Key("backspace".into()));
+                    }
+                    _ => out.push(Piece::Type(piece)),
+                }
+            }
+        }
+        out
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// However a refused command is split over `type` and `key` calls, it never runs, and the calls
+    /// before the commit type exactly what they say.
+    #[test]
+    fn no_split_gets_a_refused_line_through(
+        pieces in pieces_of("rm -rf /tmp/victim\n"),
+        accessible in any::<bool>(),
+    ) {
+        let kind = if accessible { Kind::Accessible } else { Kind::WindowClass };
+        let mut t = term(kind, Mode::Unattended, DISK);
+        let mut refusals = 0;
+        for p in &pieces {
+            let o = match p {
+                Piece::Type(s) => t.typ(s),
+                Piece::Key(k) => t.key(k),
+            };
+            if o.status == Status::Refused {
+                refusals += 1;
+                prop_assert_eq!(&o.guard, &GuardDecision::Refused { rule: "terminal_command" }, "{}", o.text());
+            }
+        }
+        prop_assert!(t.ran().is_empty(), "ran {:?} via {:?}", t.ran(), pieces);
+        prop_assert_eq!(refusals, 1, "{:?}", pieces);
+        // Typed up to the refused piece, exactly.
+        prop_assert!("rm -rf /tmp/victim".starts_with(&t.line()), "line {:?} via {:?}", t.line(), pieces);
+    }
+}
