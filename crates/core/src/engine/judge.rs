@@ -6,10 +6,10 @@
 //! focus at that moment (a dialog that popped up since the observation has it now). The second pass
 //! judges only elements the first did not, so a person is never asked twice about one element.
 
-use handrail_platform::AxHealth;
+use handrail_platform::{AxHealth, OcrHealth};
 
 use super::{bare, quote_clipped, summarize, Aim, Engine, Probe};
-use crate::guard::command::{check_command, CommandVerdict};
+use crate::guard::command::{check_command, destructive_commands, CommandKind, CommandVerdict};
 use crate::guard::destructive::{check_destructive, DestructiveVerdict};
 use crate::guard::effect::{effects, is_paste_key, Effect, Scene, TerminalReach};
 use crate::guard::hotkey::dangerous_hotkey;
@@ -59,6 +59,7 @@ impl Engine {
                 ax: o.ax,
                 last_clicked: last_clicked.as_ref(),
                 front: o.front.as_ref(),
+                ocr: o.ocr,
             },
             None => Scene {
                 elements: &[],
@@ -66,6 +67,7 @@ impl Engine {
                 ax: AxHealth::Unavailable,
                 last_clicked: last_clicked.as_ref(),
                 front: None,
+                ocr: OcrHealth::Off,
             },
         };
         let keyboard = is_keyboard(request);
@@ -97,6 +99,8 @@ impl Engine {
             ax: probe.ax,
             last_clicked: last_clicked.as_ref(),
             front: probe.front.as_ref(),
+            // The pre-action look reads no text.
+            ocr: OcrHealth::Off,
         };
         self.judge(request, aims, &scene, Judged { unplaced: None, ..first }, false)
     }
@@ -238,7 +242,9 @@ impl Engine {
             _ => PendingLine::unknown(),
         };
         let area = if term.element.is_some() { None } else { scene.front.map(|f| f.bounds) };
-        let shown = shown_line(term.element, scene.elements, area);
+        // OCR that read the terminal and found no text there saw a bare prompt: its line is empty.
+        let shown = shown_line(term.element, scene.elements, area)
+            .or_else(|| (term.element.is_none() && scene.ocr == OcrHealth::Ok).then(String::new));
         if shown.as_deref().is_some_and(asks_for_secret) {
             return Err(refuse(
                 "password_field",
@@ -254,7 +260,7 @@ impl Engine {
                 return Err(refuse(
                     "terminal_command",
                     format!(
-                        "refusing {combo} in the terminal ({}): a paste there runs whatever the clipboard holds,                          which cannot be judged beforehand; type the command instead",
+                        "refusing {combo} in the terminal ({}): a paste there runs whatever the clipboard holds, which cannot be judged beforehand; type the command instead",
                         term.how
                     ),
                 ));
@@ -263,10 +269,12 @@ impl Engine {
             _ => Vec::new(),
         };
         let mode = self.session.turn.mode;
+        // What the person allowed is asked once, however many readings name it.
+        let mut approved: Vec<(&'static str, String)> = Vec::new();
         for commit in replay(&mut line, &strokes, shown.as_deref()) {
             if commit.unreadable {
                 let message = format!(
-                    "refusing {}: it runs the line at the terminal's prompt, and part of that line was edited in ways                      that cannot be followed (completion, history, caret keys) and cannot be read from the screen;                      clear it (key ctrl+u) and type the whole command",
+                    "refusing {}: it runs the line at the terminal's prompt, and part of that line was edited in ways that cannot be followed (completion, history, caret keys) and cannot be read from the screen; clear it (key ctrl+u) and type the whole command",
                     summarize(request)
                 );
                 let question =
@@ -278,19 +286,26 @@ impl Engine {
                 }
                 continue;
             }
-            for reading in &commit.readings {
+            // A guessed start inside the prompt reads as an unknown command: only known effects count.
+            let guessed =
+                commit.guessed.iter().filter(|g| destructive_commands(g).iter().any(|f| f.kind != CommandKind::Opaque));
+            for reading in commit.readings.iter().chain(guessed) {
                 match check_command(reading, mode, &self.session.turn.intent) {
                     CommandVerdict::Allowed => {}
                     CommandVerdict::AllowedByIntent { rule } => {
                         *decision = GuardDecision::AllowedByIntent { marker: rule.to_string() };
                     }
+                    CommandVerdict::Refused { rule, command, .. } if approved.contains(&(rule, command.clone())) => {}
                     CommandVerdict::Refused { rule, command, reason, can_ask } => {
                         let question = format!(
                             "The agent wants to run {} in a terminal ({rule}), which your request did not ask for. Allow it?",
                             quote_clipped(&command, 80)
                         );
                         match self.ask_if(can_ask && mode == Mode::Interactive, &question) {
-                            Some(true) => *decision = GuardDecision::AllowedByPerson { marker: rule.to_string() },
+                            Some(true) => {
+                                *decision = GuardDecision::AllowedByPerson { marker: rule.to_string() };
+                                approved.push((rule, command));
+                            }
                             Some(false) => {
                                 return Err(refuse("terminal_command", format!("{reason} (the person declined)")))
                             }

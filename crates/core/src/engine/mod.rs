@@ -957,7 +957,9 @@ fn observe(
         (Vec::new(), OcrHealth::Unavailable)
     } else {
         // Text the accessibility tree already gives need not be read twice.
-        desktop.ocr.skip_regions(&ax_text_regions(&merge(&ax, &[], geo).elements));
+        let opaque =
+            front.as_ref().map(|w| FrontWindow::of(w, scale)).filter(FrontWindow::is_terminal).map(|f| f.bounds);
+        desktop.ocr.skip_regions(&ax_text_regions(&merge(&ax, &[], geo).elements, opaque));
         match desktop.ocr.recognize(&frame, None) {
             Ok(lines) => (lines, OcrHealth::Ok),
             Err(e) => {
@@ -1031,12 +1033,14 @@ fn settled_on(expect: &Expect, outcome: &ExpectOutcome) -> bool {
 
 /// Bounds of elements whose accessible label is the text they show (static text, buttons, links, menu
 /// items…): OCR need not read those again. Inputs are left to OCR (their text is content), and so are
-/// containers and anything unnamed.
-fn ax_text_regions(elements: &[Element]) -> Vec<Rect> {
+/// containers and anything unnamed. Nothing under `opaque` is skipped: a frontmost window that exposes no
+/// accessibility (a terminal emulator) covers whatever the tree reports there, so only OCR sees it.
+fn ax_text_regions(elements: &[Element], opaque: Option<Rect>) -> Vec<Rect> {
     use handrail_platform::Role;
     elements
         .iter()
         .filter(|e| !e.label.trim().is_empty() && !e.is_secure())
+        .filter(|e| opaque.is_none_or(|o| !o.intersects(&e.bounds)))
         .filter(|e| {
             matches!(
                 e.role,

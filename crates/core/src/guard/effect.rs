@@ -23,7 +23,7 @@
 //! control without the action interface) are unknown, not absent: alt plus any character of such an
 //! element's label counts as reaching it.
 
-use handrail_platform::{AxHealth, KeyCombo, Role, States};
+use handrail_platform::{AxHealth, KeyCombo, OcrHealth, Role, States};
 
 use super::navigation::is_address_bar;
 use super::terminal::is_terminal_element;
@@ -68,6 +68,8 @@ pub struct Scene<'a> {
     pub last_clicked: Option<&'a Element>,
     /// The frontmost window, which keyboard input goes to.
     pub front: Option<&'a FrontWindow>,
+    /// Whether OCR read the screen `elements` come from (text it did not find is not there).
+    pub ocr: OcrHealth,
 }
 
 impl<'a> Scene<'a> {
@@ -461,7 +463,7 @@ mod tests {
     }
 
     fn scene<'a>(elements: &'a [Element], focus: Option<usize>) -> Scene<'a> {
-        Scene { elements, focus, ax: AxHealth::Ok, last_clicked: None, front: None }
+        Scene { elements, focus, ax: AxHealth::Ok, last_clicked: None, front: None, ocr: OcrHealth::Off }
     }
 
     #[test]
@@ -556,12 +558,25 @@ mod tests {
         assert_eq!(reached(&type_cmd("x"), &[&els[1]], &s), vec![(2, Effect::Activates), (2, Effect::EntersText)]);
         assert_eq!(reached(&type_cmd("x"), &[], &s), vec![]);
         // Focus unknown: the last clicked element receives.
-        let s =
-            Scene { elements: &els, focus: None, ax: AxHealth::Unavailable, last_clicked: Some(&els[1]), front: None };
+        let s = Scene {
+            elements: &els,
+            focus: None,
+            ax: AxHealth::Unavailable,
+            last_clicked: Some(&els[1]),
+            front: None,
+            ocr: OcrHealth::Off,
+        };
         assert_eq!(reached(&type_cmd("x"), &[], &s), vec![(2, Effect::EntersText)]);
         assert_eq!(reached(&key_cmd("1"), &[], &s), vec![(2, Effect::EntersText)]);
         // Nothing known.
-        let s = Scene { elements: &els, focus: None, ax: AxHealth::Unavailable, last_clicked: None, front: None };
+        let s = Scene {
+            elements: &els,
+            focus: None,
+            ax: AxHealth::Unavailable,
+            last_clicked: None,
+            front: None,
+            ocr: OcrHealth::Off,
+        };
         let e = effects(&key_cmd("return"), &[], &s);
         assert!(e.unknown_receiver.as_deref().is_some_and(|w| w.contains("ax=unavailable")), "{e:?}");
         assert!(effects(&type_cmd("hi"), &[], &s).unknown_receiver.is_some());

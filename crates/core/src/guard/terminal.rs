@@ -13,9 +13,10 @@
 //! *partial*: what was typed is still a fragment of the line, but not all of it. A commit (Return,
 //! ctrl+m, ctrl+j, a newline in `type`) then judges every reading of the line that can be made: the
 //! fragment, and the terminal's input line read from the screen (the last line of its accessible text,
-//! else the lowest OCR row inside the window, with any prompt before `$ `, `# `, `% `, `> ` cut off at
-//! every place it could end) followed by what this action typed before the commit. A partial line that
-//! cannot be read from the screen is [`Commit::unreadable`]: nobody can say what it runs.
+//! else the lowest OCR row inside the window) taken from each word on — the prompt has no fixed form
+//! and OCR may misread it — followed by what this action typed before the commit. A partial line that
+//! cannot be read from the screen is [`Commit::unreadable`]: nobody can say what it runs. OCR that read
+//! the window and found no text there saw a bare prompt.
 //!
 //! A line a shell would keep reading (an open quote, a trailing `\`, `|` or `&&`) carries over into the
 //! next commit, so a command split across lines is judged whole.
@@ -133,6 +134,10 @@ pub enum Stroke<'a> {
 pub struct Commit {
     /// Each may be what runs; every one must pass.
     pub readings: Vec<String>,
+    /// Readings that take the screen's line from a guessed start (after what may be a prompt): each
+    /// may be what runs too, but one that starts inside the prompt is no command at all, so only what
+    /// such a reading is known to do counts, not that its first word is unknown.
+    pub guessed: Vec<String>,
     /// Part of the line is unknown and the screen does not show it.
     pub unreadable: bool,
 }
@@ -191,45 +196,41 @@ pub fn replay(line: &mut PendingLine, strokes: &[Stroke<'_>], screen_line: Optio
 
 fn readings(line: &PendingLine, screen: Option<&str>, since_screen: &str) -> Commit {
     let full = format!("{}{}", line.continued, line.typed);
+    let readings = vec![full];
     if line.whole {
-        return Commit { readings: vec![full], unreadable: false };
+        return Commit { readings, guessed: Vec::new(), unreadable: false };
     }
-    let mut readings = vec![full];
-    let shown = screen.map(str::trim_start).filter(|s| !s.trim().is_empty());
-    match shown {
-        Some(shown) => {
-            for command in after_prompts(shown) {
-                let reading = format!("{}{command}{since_screen}", line.continued);
-                if !reading.trim().is_empty() {
-                    readings.push(reading);
-                }
+    let Some(shown) = screen.map(str::trim) else {
+        return Commit { readings, guessed: Vec::new(), unreadable: true };
+    };
+    let mut guessed = Vec::new();
+    for command in command_starts(shown) {
+        // The blank between the shown text and what this input typed may or may not be there.
+        for joint in ["", " "] {
+            let reading = format!("{}{command}{joint}{since_screen}", line.continued);
+            if !reading.trim().is_empty() && !readings.contains(&reading) && !guessed.contains(&reading) {
+                guessed.push(reading);
             }
-            readings.dedup();
-            Commit { readings, unreadable: false }
         }
-        None => Commit { readings, unreadable: true },
     }
+    Commit { readings, guessed, unreadable: false }
 }
 
-/// What follows each place a prompt could end in the shown line (a `$`, `#`, `%`, `>` or similar
-/// followed by a blank or the end of the line); the line itself when it has no such place.
-fn after_prompts(shown: &str) -> Vec<String> {
-    let chars: Vec<(usize, char)> = shown.char_indices().collect();
-    let mut out = Vec::new();
-    for (k, (i, c)) in chars.iter().enumerate() {
-        let ends_prompt = PROMPT_ENDS.contains(c) && chars.get(k + 1).is_none_or(|(_, next)| next.is_whitespace());
-        if ends_prompt {
-            out.push(shown[i + c.len_utf8()..].trim_start().to_string());
+/// Every place the command could start in the shown line: the prompt before it has no fixed form, and
+/// OCR may misread it (`$` as `S`, `lab`), so the line is judged from each word on, and from its end (a
+/// bare prompt: what follows is all typed by this input).
+fn command_starts(shown: &str) -> Vec<String> {
+    let mut out = vec![shown.to_string()];
+    let mut prev_blank = false;
+    for (i, c) in shown.char_indices() {
+        if prev_blank && !c.is_whitespace() {
+            out.push(shown[i..].to_string());
         }
+        prev_blank = c.is_whitespace();
     }
-    if out.is_empty() {
-        out.push(shown.to_string());
-    }
+    out.push(String::new());
     out
 }
-
-/// Characters shells' prompts end with.
-const PROMPT_ENDS: &[char] = &['$', '#', '%', '>', '❯', '➜', '»', 'λ', '→', '▶'];
 
 /// A shell keeps reading after this line: an open quote, a trailing `\`, or a line ending in an
 /// operator that needs a command after it.
@@ -317,13 +318,16 @@ fn single_char(key: &str) -> Option<char> {
     }
 }
 
-/// The terminal's input line as the screen shows it: the last line of its accessible text, else the
-/// lowest row of OCR text inside `area`.
+/// Accessible text this long may be cut short by the accessibility source (it reads a bounded prefix),
+/// so its last line need not be the prompt's.
+const AX_TEXT_LIMIT: usize = 1000;
+
+/// The terminal's input line as the screen shows it: the last line of its accessible text (empty for a
+/// bare prompt), else the lowest row of OCR text inside `area` (or the terminal's bounds).
 pub fn shown_line(terminal: Option<&Element>, elements: &[Element], area: Option<Rect>) -> Option<String> {
-    if let Some(text) = terminal.and_then(|t| t.value.as_deref()) {
-        if let Some(last) = text.lines().rev().find(|l| !l.trim().is_empty()) {
-            return Some(last.trim_end().to_string());
-        }
+    if let Some(text) = terminal.and_then(|t| t.value.as_deref()).filter(|t| t.chars().count() < AX_TEXT_LIMIT) {
+        let last = text.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or_default();
+        return Some(last.trim_end().to_string());
     }
     let area = area.or(terminal.map(|t| t.bounds))?;
     let ocr: Vec<&Element> = elements
@@ -371,7 +375,7 @@ mod tests {
     fn whole_lines_are_exact() {
         let mut l = PendingLine::empty();
         let c = run(&mut l, &["rm -rf /tmp/x", "key:backspace", "y", "key:return"], None);
-        assert_eq!(c, [Commit { readings: vec!["rm -rf /tmp/y".into()], unreadable: false }]);
+        assert_eq!(c, [Commit { readings: vec!["rm -rf /tmp/y".into()], guessed: vec![], unreadable: false }]);
         assert_eq!(l, PendingLine::empty());
         let c = run(&mut l, &["ls\necho hi\n"], None);
         assert_eq!(c.iter().map(|c| c.readings[0].as_str()).collect::<Vec<_>>(), ["ls", "echo hi"]);
@@ -394,13 +398,13 @@ mod tests {
         let c = run(&mut l, &["key:return"], Some("root@h:/tmp# rm -rf /tmp/victim/"));
         assert!(!c[0].unreadable);
         assert!(c[0].readings.contains(&"rm -rf /tmp/vi".to_string()));
-        assert!(c[0].readings.contains(&"rm -rf /tmp/victim/".to_string()), "{:?}", c[0].readings);
+        assert!(c[0].guessed.contains(&"rm -rf /tmp/victim/".to_string()), "{:?}", c[0].guessed);
         let mut l = PendingLine::unknown();
         let c = run(&mut l, &["key:return"], None);
         assert!(c[0].unreadable);
         let mut l = PendingLine::unknown();
         let c = run(&mut l, &[" -rf ~\n"], Some("$ rm"));
-        assert!(c[0].readings.contains(&"rm -rf ~".to_string()), "{:?}", c[0].readings);
+        assert!(c[0].guessed.contains(&"rm -rf ~".to_string()), "{:?}", c[0].guessed);
         // After one commit the next line starts empty and known.
         let c = run(&mut l, &["ls\n"], None);
         assert_eq!(c[0].readings, ["ls"]);
@@ -435,12 +439,11 @@ mod tests {
     }
 
     #[test]
-    fn prompts_are_cut_anywhere_they_could_end() {
-        let r = after_prompts("user@host:~/src$ git reset --hard");
-        assert_eq!(r, ["git reset --hard"]);
-        assert_eq!(after_prompts("❯ rm -rf x"), ["rm -rf x"]);
-        assert_eq!(after_prompts("$ "), [""]);
-        assert_eq!(after_prompts("root@h:/# echo a > b"), ["echo a > b", "b"]);
-        assert_eq!(after_prompts("rm -rf x"), ["rm -rf x"]);
+    fn commands_may_start_after_any_prompt() {
+        let r = command_starts("user@host:~/src$ git reset --hard");
+        assert!(r.contains(&"git reset --hard".to_string()), "{r:?}");
+        assert!(command_starts("lab rm -rf x").contains(&"rm -rf x".to_string()));
+        assert_eq!(command_starts("$ "), ["$ ", ""]);
+        assert_eq!(command_starts("ls"), ["ls", ""]);
     }
 }

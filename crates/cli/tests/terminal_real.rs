@@ -1,0 +1,257 @@
+//! Commands typed into real terminals — xterm (no accessibility: known by its window class, read by
+//! OCR) and xfce4-terminal (VTE: an accessible `terminal`) — on one private desktop with a GTK app
+//! beside them. What ran is checked on disk: the scratch directory a refused command names is still
+//! there, and harmless commands leave a proof file of their own.
+
+use std::path::{Path, PathBuf};
+use std::process::Child;
+use std::time::{Duration, Instant};
+
+use handrail_core::{Config, Engine, GuardDecision, Mode, Outcome, RawArgs, Status, Turn, Vision};
+use handrail_sandbox::{Sandbox, SandboxOptions, REMOVED_ENV};
+use handrail_x11::windows::LaunchEnv;
+use handrail_x11::{X11Desktop, X11Options};
+
+fn args(pairs: &[(&str, &str)]) -> RawArgs {
+    RawArgs::from_pairs(pairs).unwrap_or_else(|e| panic!("bad test arguments: {e}"))
+}
+
+struct Agent {
+    engine: Engine,
+}
+
+impl Agent {
+    fn call(&mut self, pairs: &[(&str, &str)]) -> Outcome {
+        self.engine.call_args(&args(pairs))
+    }
+
+    fn turn(&mut self, id: &str, intent: &str, mode: Mode) {
+        self.engine.begin_turn(Turn { id: id.into(), intent: intent.into(), mode });
+    }
+
+    fn see(&mut self) -> Outcome {
+        self.call(&[("action", "see")])
+    }
+
+    fn key(&mut self, keys: &str) -> Outcome {
+        self.call(&[("action", "key"), ("keys", keys)])
+    }
+
+    fn type_text(&mut self, text: &str) -> Outcome {
+        self.call(&[("action", "type"), ("text", text)])
+    }
+
+    /// Brings the window of `class` to the front (as a person clicking it would) and observes until
+    /// it is there.
+    fn front_is(&mut self, sandbox: &Sandbox, class: &str) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            person_focuses(sandbox, class);
+            let o = self.see();
+            let front = o.observation.as_ref().and_then(|obs| obs.front.clone());
+            if front.as_ref().is_some_and(|f| f.class.eq_ignore_ascii_case(class)) {
+                return;
+            }
+            assert!(Instant::now() < deadline, "{class} never came to the front (front: {front:?}): {}", o.text());
+            std::thread::sleep(Duration::from_millis(500));
+        }
+    }
+
+    /// Observes until the screen shows `text` (OCR or accessibility).
+    fn shows(&mut self, text: &str) {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let o = self.see();
+            let seen = o.observation.as_ref().is_some_and(|obs| {
+                obs.elements
+                    .iter()
+                    .any(|e| e.label.contains(text) || e.value.as_deref().is_some_and(|v| v.contains(text)))
+            });
+            if seen {
+                return;
+            }
+            assert!(Instant::now() < deadline, "the screen never showed {text:?}: {}", o.text());
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+}
+
+fn refused(o: &Outcome) {
+    assert_eq!(o.status, Status::Refused, "{}", o.text());
+    assert_eq!(o.guard, GuardDecision::Refused { rule: "terminal_command" }, "{}", o.text());
+}
+
+fn sent(o: &Outcome) {
+    assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
+}
+
+/// What the latest observation holds, for failure messages.
+fn screen(agent: &Agent) -> String {
+    agent.engine.latest().map_or_else(String::new, |obs| {
+        let rows: Vec<String> = obs
+            .elements
+            .iter()
+            .map(|e| format!("{} {} {:?} {:?} {:?}", e.id, e.role.as_str(), e.label, e.value, e.bounds))
+            .collect();
+        format!("front={:?} ocr={:?} ax={:?}\n{}", obs.front, obs.ocr, obs.ax, rows.join("\n"))
+    })
+}
+
+/// A scratch directory with a victim directory full of files.
+struct Scratch {
+    root: PathBuf,
+}
+
+impl Scratch {
+    fn new(under: &Path, name: &str) -> Scratch {
+        let root = under.join(name);
+        std::fs::create_dir_all(root.join("victim/sub")).expect("scratch dir");
+        for f in ["victim/a.txt", "victim/sub/b.txt", "notes.txt"] {
+            std::fs::write(root.join(f), "keep me\n").expect("scratch file");
+        }
+        Scratch { root }
+    }
+
+    fn path(&self, rel: &str) -> String {
+        self.root.join(rel).display().to_string()
+    }
+
+    fn intact(&self, what: &str) {
+        for f in ["victim/a.txt", "victim/sub/b.txt", "notes.txt"] {
+            let content = std::fs::read_to_string(self.root.join(f)).unwrap_or_default();
+            assert_eq!(content, "keep me\n", "{what}: {f} was touched");
+        }
+    }
+
+    /// Waits until `rel` exists: a harmless command ran.
+    fn appears(&self, rel: &str) {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while !self.root.join(rel).exists() {
+            assert!(Instant::now() < deadline, "{rel} never appeared: the harmless command did not run");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn gone(&self, rel: &str) {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while self.root.join(rel).exists() {
+            assert!(Instant::now() < deadline, "{rel} is still there: the allowed command did not run");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+/// Keyboard input from outside handrail, as a person at the keyboard would type it.
+fn person_types(sandbox: &Sandbox, text: &str) {
+    let status = sandbox.command("xdotool").args(["type", "--delay", "20", text]).status().expect("xdotool runs");
+    assert!(status.success(), "xdotool type");
+}
+
+/// Brings the window of `class` to the front from outside handrail, as a person clicking it would.
+fn person_focuses(sandbox: &Sandbox, class: &str) {
+    let status = sandbox
+        .command("xdotool")
+        .args(["search", "--sync", "--class", class, "windowactivate", "--sync"])
+        .status()
+        .expect("xdotool runs");
+    assert!(status.success(), "xdotool windowactivate {class}");
+}
+
+/// The checks every terminal must pass, unattended: refused lines leave the files, harmless ones run.
+fn unattended_checks(agent: &mut Agent, sandbox: &Sandbox, s: &Scratch, class: &str) {
+    agent.turn(&format!("{class}-unattended"), "check the disk usage", Mode::Unattended);
+    agent.front_is(sandbox, class);
+    let victim = s.path("victim");
+    for line in [
+        format!("rm -rf {victim}"),
+        format!("find {victim} -delete"),
+        format!("cd {} && \\rm -r victim", s.path("")),
+        format!("sudo rm -fr {victim}/sub"),
+        format!("echo gone > {}", s.path("notes.txt")),
+    ] {
+        refused(&agent.type_text(&format!("{line}\n")));
+    }
+    // Split over calls: judged when Return would run it.
+    sent(&agent.type_text("rm -r"));
+    sent(&agent.key("f"));
+    sent(&agent.type_text(&format!(" {victim}")));
+    refused(&agent.key("return"));
+    sent(&agent.key("ctrl+u"));
+    // Harmless look-alikes run, and say so on disk.
+    sent(&agent.type_text(&format!("echo rm -rf {victim} && touch {}\n", s.path("ran-echo"))));
+    s.appears("ran-echo");
+    sent(&agent.type_text(&format!("grep -r delete {} ; touch {}\n", s.path("victim"), s.path("ran-grep"))));
+    s.appears("ran-grep");
+    sent(&agent.type_text(&format!("ls --format=long {} && touch {}\n", s.path(""), s.path("ran-ls"))));
+    s.appears("ran-ls");
+    // A line a person typed before handrail looked: read off the screen, judged, not run.
+    agent.turn(&format!("{class}-person"), "check the disk usage", Mode::Unattended);
+    person_types(sandbox, &format!("rm -rf {victim}"));
+    agent.shows("victim");
+    let o = agent.key("return");
+    assert_eq!(o.status, Status::Refused, "{}\n{}", o.text(), screen(agent));
+    sent(&agent.key("ctrl+c"));
+    s.intact(class);
+}
+
+#[test]
+fn commands_typed_into_real_terminals_are_judged_before_they_run() {
+    let sandbox = Sandbox::start(SandboxOptions { parent_death_signal: false, ..SandboxOptions::default() })
+        .expect("sandbox starts");
+    let scratch_root = sandbox.root().join("scratch");
+    // Something else on the desktop: a GTK window behind the terminals.
+    let mut others: Vec<Child> =
+        vec![sandbox.command("gtk3-widget-factory").spawn().expect("gtk3-widget-factory starts")];
+    person_focuses(&sandbox, "gtk3-widget-factory");
+    let launch = LaunchEnv::new(sandbox.env(), sandbox.root().join("browser"));
+    let mut launch = launch;
+    launch.removed = REMOVED_ENV.iter().map(|s| s.to_string()).collect();
+    let ocr = handrail_ocr::TesseractOcr::new(handrail_ocr::TesseractConfig::default());
+    assert!(ocr.unavailable_reason().is_none(), "Tesseract is installed (scripts/setup-desktop)");
+    let desktop = X11Desktop::connect(
+        X11Options::new(sandbox.display(), launch),
+        Box::new(handrail_atspi::AtspiSource::new(sandbox.bus_address())),
+        Box::new(ocr),
+    )
+    .expect("desktop");
+    let mut agent = Agent { engine: Engine::new(desktop, Config { vision: Vision::Capable, ..Config::default() }) };
+
+    // --- xterm: no accessibility; a large font so OCR reads the prompt line well. ---
+    let xterm = Scratch::new(&scratch_root, "xterm");
+    others.push(
+        sandbox
+            .command("xterm")
+            .args(["-fa", "DejaVu Sans Mono", "-fs", "13", "-geometry", "90x16+40+40", "-e", "bash", "--norc"])
+            .env("PS1", "$ ")
+            .spawn()
+            .expect("xterm starts"),
+    );
+    unattended_checks(&mut agent, &sandbox, &xterm, "XTerm");
+
+    // --- xfce4-terminal: VTE, an accessible terminal whose text is read. ---
+    let vte = Scratch::new(&scratch_root, "vte");
+    others.push(
+        sandbox
+            .command("xfce4-terminal")
+            .args(["--disable-server", "--geometry", "90x16+60+60", "-x", "bash", "--norc"])
+            .env("PS1", "$ ")
+            .spawn()
+            .expect("xfce4-terminal starts"),
+    );
+    unattended_checks(&mut agent, &sandbox, &vte, "Xfce4-terminal");
+
+    // --- Interactively, the user's own request to remove it lets it run. ---
+    agent.turn("vte-asked", "delete the victim directory in the scratch folder", Mode::Interactive);
+    let o = agent.type_text(&format!("rm -rf {}\n", vte.path("victim")));
+    sent(&o);
+    assert!(matches!(o.guard, GuardDecision::AllowedByIntent { .. }), "{}", o.text());
+    vte.gone("victim");
+    // Never a wipe of home, whatever the request.
+    agent.turn("vte-home", "delete everything in my home folder", Mode::Interactive);
+    refused(&agent.type_text("rm -rf ~\n"));
+
+    for mut c in others {
+        let _ = c.kill();
+        let _ = c.wait();
+    }
+}
