@@ -19,7 +19,9 @@
 //!   request routed to the proxy itself is refused rather than looped), malformed or oversized heads.
 //!
 //! Every refusal is kept as a [`Blocked`] record ([`PolicyProxy::take_blocked`]) and logged through
-//! `log`, with credentials removed from the URL ([`redact_credentials`]).
+//! `log`, with credentials removed from the URL ([`redact_credentials`]). The proxy implements
+//! [`handrail_platform::NetworkPolicy`], so a `Desktop` holding it as its `network` has the engine
+//! report every refusal in the next result.
 //!
 //! # What it guarantees
 //!
@@ -80,9 +82,10 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use handrail_core::guard::url::UrlPolicy;
+use handrail_platform::{BlockedRequest, NetworkPolicy};
 
+pub use handrail_core::guard::url::redact_credentials;
 pub use page::block_page;
-pub use policy::redact_credentials;
 
 /// How many [`Blocked`] records are kept between two [`PolicyProxy::take_blocked`] calls; older ones
 /// are dropped first (and still counted in [`ProxyStats::blocked`]).
@@ -241,6 +244,20 @@ impl PolicyProxy {
             bad_requests: s.bad_count.load(Ordering::Relaxed),
             overloaded: s.overloaded_count.load(Ordering::Relaxed),
         }
+    }
+}
+
+impl From<Blocked> for BlockedRequest {
+    fn from(b: Blocked) -> BlockedRequest {
+        BlockedRequest { method: b.method, url: b.url, reason: b.reason }
+    }
+}
+
+/// The engine drains the proxy's refusals after each call through `Desktop::network`: a desktop that
+/// holds the proxy there also keeps it running as long as the desktop lives.
+impl NetworkPolicy for PolicyProxy {
+    fn take_blocked(&self) -> Vec<BlockedRequest> {
+        PolicyProxy::take_blocked(self).into_iter().map(BlockedRequest::from).collect()
     }
 }
 
