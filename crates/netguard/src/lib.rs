@@ -51,7 +51,8 @@
 //! - It only governs traffic that is sent to it: a browser started without
 //!   [`PolicyProxy::chromium_args`], or a program that ignores proxy settings, is not covered. Nor is
 //!   traffic Chromium does not send through an HTTP proxy: start it with `--disable-quic`, and with
-//!   `--force-webrtc-ip-handling-policy=disable_non_proxied_udp` so WebRTC cannot send UDP around it.
+//!   `--force-webrtc-ip-handling-policy=disable_non_proxied_udp` so WebRTC cannot send UDP around it
+//!   (both in [`CHROMIUM_NO_BYPASS_ARGS`]).
 //! - DNS resolution of an allowed domain uses the blocking system resolver, which has no timeout of
 //!   its own.
 //!
@@ -86,6 +87,11 @@ use handrail_platform::{BlockedRequest, NetworkPolicy};
 
 pub use handrail_core::guard::url::redact_credentials;
 pub use page::block_page;
+
+/// Chromium flags to pass together with [`PolicyProxy::chromium_args`]: traffic Chromium would not send
+/// through an HTTP proxy (QUIC, WebRTC's UDP) is switched off, so nothing goes around the proxy.
+pub const CHROMIUM_NO_BYPASS_ARGS: [&str; 2] =
+    ["--disable-quic", "--force-webrtc-ip-handling-policy=disable_non_proxied_udp"];
 
 /// How many [`Blocked`] records are kept between two [`PolicyProxy::take_blocked`] calls; older ones
 /// are dropped first (and still counted in [`ProxyStats::blocked`]).
