@@ -42,7 +42,10 @@ struct Server {
     requests: Arc<Mutex<Vec<Seen>>>,
 }
 
-type Handler = Arc<dyn Fn(&str, &str) -> (u16, Vec<(String, String)>, String) + Send + Sync>;
+/// Status, extra headers and body of an answer.
+type Reply = (u16, Vec<(String, String)>, String);
+/// Answers a request from its method and target.
+type Handler = Arc<dyn Fn(&str, &str) -> Reply + Send + Sync>;
 
 impl Server {
     /// Listens on `ip` (a free port) and answers with `handler(method, target)`.
@@ -79,11 +82,7 @@ impl Server {
     }
 }
 
-fn serve(
-    stream: TcpStream,
-    log: &Mutex<Vec<Seen>>,
-    handler: &(dyn Fn(&str, &str) -> (u16, Vec<(String, String)>, String) + Send + Sync),
-) {
+fn serve(stream: TcpStream, log: &Mutex<Vec<Seen>>, handler: &(dyn Fn(&str, &str) -> Reply + Send + Sync)) {
     let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
     let mut reader = BufReader::new(&stream);
     let mut line = String::new();
@@ -122,7 +121,7 @@ fn serve(
     let _ = out.write_all(body.as_bytes());
 }
 
-fn html(body: String) -> (u16, Vec<(String, String)>, String) {
+fn html(body: String) -> Reply {
     (200, vec![("Content-Type".into(), "text/html; charset=utf-8".into())], body)
 }
 
