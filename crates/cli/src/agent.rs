@@ -96,8 +96,8 @@ pub fn run(args: AgentArgs) -> Result<std::process::ExitCode> {
         simulated: args.simulated,
         launch: args.launch.clone(),
     };
-    let (desktop, running) = open_desktop(WHO, &choice, sees)?;
     let config = Config { vision, marks: args.marks, ..Config::default() };
+    let (desktop, running) = open_desktop(WHO, &choice, sees, &config.url_policy)?;
     let mut engine = Engine::new(desktop, config);
     let mut trace = match &args.trace {
         Some(dir) => Some(handrail_trace::TraceWriter::create(dir, WHO, now_ms()).context("starting the trace")?),

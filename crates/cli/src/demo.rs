@@ -16,6 +16,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
+use handrail_core::guard::url::UrlPolicy;
 use handrail_core::{Config, Engine, Mode, Vision};
 use handrail_imaging::{encoder, ImageFormat};
 use handrail_mcp::{HandrailServer, LocalSession, ServerOptions, TurnDefaults};
@@ -187,7 +188,7 @@ fn serve_notes_page() -> Result<String> {
 fn run_on_sandbox(trace: TraceWriter) -> Result<u32> {
     let sandbox = Sandbox::start(SandboxOptions::default()).context("starting the sandbox desktop")?;
     eprintln!("handrail demo: private desktop {} is up; working a notes page in Chromium", sandbox.display());
-    let desktop = crate::desktops::sandbox_desktop(&sandbox, "handrail demo")?;
+    let desktop = crate::desktops::sandbox_desktop(&sandbox, "handrail demo", &UrlPolicy::default())?;
     let mut host = Host::new(server(desktop, Vision::Capable, trace)?, TURN, INTENT)?;
 
     let url = serve_notes_page()?;

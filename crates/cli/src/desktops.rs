@@ -6,7 +6,9 @@ use std::process::{Child, Stdio};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
+use handrail_core::guard::url::UrlPolicy;
 use handrail_core::Vision;
+use handrail_netguard::{PolicyProxy, CHROMIUM_NO_BYPASS_ARGS};
 use handrail_platform::absent::{not_opened_desktop, NoAccessibility, NoOcr};
 use handrail_platform::{Accessibility, Desktop, Ocr};
 use handrail_sandbox::{Sandbox, SandboxOptions, REMOVED_ENV};
@@ -25,8 +27,37 @@ pub fn ocr_or_none(who: &str) -> Box<dyn Ocr> {
     }
 }
 
-/// The desktop of a running sandbox, with AT-SPI and OCR.
-pub fn sandbox_desktop(sandbox: &Sandbox, who: &str) -> Result<Desktop> {
+/// Starts the URL-policy proxy for the browser a desktop launches and points `launch` at it: every
+/// request of that browser, loopback included, is judged by `policy` (with no allowed domains it
+/// still refuses credentials in URLs and schemes other than http and https).
+pub fn start_browser_proxy(who: &str, policy: &UrlPolicy, launch: &mut LaunchEnv) -> Result<PolicyProxy> {
+    let proxy = PolicyProxy::start(policy.clone()).context("starting the URL-policy proxy for the browser")?;
+    launch.browser_args = proxy.chromium_args();
+    // QUIC and WebRTC's UDP would go around an HTTP proxy: off.
+    launch.browser_args.extend(CHROMIUM_NO_BYPASS_ARGS.map(String::from));
+    eprintln!("{who}: the browser handrail opens goes through the URL-policy proxy on {}", proxy.addr());
+    Ok(proxy)
+}
+
+/// Connects to `display` with a browser held to `policy`: the proxy becomes the desktop's `network`,
+/// so it runs as long as the desktop and the engine reports what it refused.
+fn guarded_desktop(
+    who: &str,
+    options: X11Options,
+    policy: &UrlPolicy,
+    accessibility: Box<dyn Accessibility>,
+) -> Result<Desktop> {
+    let mut options = options;
+    let proxy = start_browser_proxy(who, policy, &mut options.launch)?;
+    let display = options.display.clone();
+    let mut desktop = X11Desktop::connect(options, accessibility, ocr_or_none(who))
+        .with_context(|| format!("connecting to X display {display}"))?;
+    desktop.network = Box::new(proxy);
+    Ok(desktop)
+}
+
+/// The desktop of a running sandbox, with AT-SPI, OCR and a browser held to `policy`.
+pub fn sandbox_desktop(sandbox: &Sandbox, who: &str, policy: &UrlPolicy) -> Result<Desktop> {
     let mut launch = LaunchEnv::new(sandbox.env(), sandbox.root().join("browser"));
     launch.removed = REMOVED_ENV.iter().map(|s| s.to_string()).collect();
     launch.log_dir = Some(sandbox.root().join("logs"));
@@ -35,13 +66,14 @@ pub fn sandbox_desktop(sandbox: &Sandbox, who: &str) -> Result<Desktop> {
     } else {
         Box::new(NoAccessibility)
     };
-    X11Desktop::connect(X11Options::new(sandbox.display(), launch), accessibility, ocr_or_none(who))
-        .context("connecting to the sandbox desktop")
+    guarded_desktop(who, X11Options::new(sandbox.display(), launch), policy, accessibility)
+        .context("opening the sandbox desktop")
 }
 
 /// An X display that is already running (`:0`, or one a test harness started), with its session bus
-/// from `DBUS_SESSION_BUS_ADDRESS` when set.
-pub fn display_desktop(display: &str, who: &str) -> Result<Desktop> {
+/// from `DBUS_SESSION_BUS_ADDRESS` when set, and a browser of its own (fresh profile) held to `policy`.
+/// Browsers the user started are not behind the proxy; the address-bar guard still covers them.
+pub fn display_desktop(display: &str, who: &str, policy: &UrlPolicy) -> Result<Desktop> {
     let runtime = std::env::var_os("XDG_RUNTIME_DIR").map_or_else(std::env::temp_dir, PathBuf::from);
     let profile = runtime.join(format!("handrail-browser-{}", std::process::id()));
     let launch = LaunchEnv::new(vec![("DISPLAY".into(), display.to_string())], profile);
@@ -52,8 +84,7 @@ pub fn display_desktop(display: &str, who: &str) -> Result<Desktop> {
             Box::new(NoAccessibility)
         }
     };
-    X11Desktop::connect(X11Options::new(display, launch), accessibility, ocr_or_none(who))
-        .with_context(|| format!("connecting to X display {display}"))
+    guarded_desktop(who, X11Options::new(display, launch), policy, accessibility)
 }
 
 /// Decides whether the main model sees images (see `handrail_models::decide`) and says so on stderr.
@@ -111,9 +142,10 @@ impl Running {
     }
 }
 
-/// Opens the chosen desktop. A model that cannot see gets one that is never opened: no sandbox, no
-/// display connection, since nothing it asks may run.
-pub fn open_desktop(who: &str, choice: &DesktopChoice, sees: bool) -> Result<(Desktop, Running)> {
+/// Opens the chosen desktop; the browser it launches is held to `policy` (see [`start_browser_proxy`]).
+/// A model that cannot see gets one that is never opened: no sandbox, no display connection, no proxy,
+/// since nothing it asks may run.
+pub fn open_desktop(who: &str, choice: &DesktopChoice, sees: bool, policy: &UrlPolicy) -> Result<(Desktop, Running)> {
     let mut running = Running { sandbox: None, launched: None };
     if !sees {
         eprintln!("{who}: the main model cannot see (or is not declared); the desktop is not opened");
@@ -128,7 +160,7 @@ pub fn open_desktop(who: &str, choice: &DesktopChoice, sees: bool) -> Result<(De
         let opts = SandboxOptions { size: choice.size, ..SandboxOptions::default() };
         let sandbox = Sandbox::start(opts).context("starting the sandbox desktop")?;
         eprintln!("{who}: private desktop {} is up", sandbox.display());
-        let desktop = sandbox_desktop(&sandbox, who);
+        let desktop = sandbox_desktop(&sandbox, who, policy);
         if let Some((program, rest)) = choice.launch.split_first() {
             // Its output goes to stderr: stdout may be a protocol channel.
             let stderr = std::io::stderr().as_fd().try_clone_to_owned().context("duplicating stderr")?;
@@ -162,5 +194,5 @@ pub fn open_desktop(who: &str, choice: &DesktopChoice, sees: bool) -> Result<(De
         .clone()
         .or_else(|| std::env::var("DISPLAY").ok().filter(|d| !d.is_empty()))
         .ok_or_else(|| anyhow::anyhow!("no display: set DISPLAY, pass --display, or use --sandbox"))?;
-    Ok((display_desktop(&display, who)?, running))
+    Ok((display_desktop(&display, who, policy)?, running))
 }

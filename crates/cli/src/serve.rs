@@ -130,7 +130,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         simulated: args.simulated,
         launch: args.launch.clone(),
     };
-    let (desktop, running) = open_desktop(WHO, &choice, sees)?;
+    let (desktop, running) = open_desktop(WHO, &choice, sees, &config.url_policy)?;
 
     let engine = Engine::new(desktop, config);
     let defaults = TurnDefaults {

@@ -3,6 +3,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use handrail_platform::BlockedRequest;
+
 use crate::diff::{SemanticDiff, VisualDiff};
 use crate::ids::ObservationId;
 use crate::observation::Observation;
@@ -129,6 +131,9 @@ pub struct Outcome {
     pub observation: Option<Arc<Observation>>,
     /// The latest observation id when this call published none (so the model knows what to use).
     pub latest: Option<ObservationId>,
+    /// Requests the browser's network guard refused since the previous call (oldest first; URLs without
+    /// credentials). The page chose these URLs: they are shown as data, inside the screen markers.
+    pub blocked: Vec<BlockedRequest>,
     /// Marks the start and end of text read off the screen in [`Outcome::text`].
     pub boundary: String,
     pub(crate) listing: crate::render::Listing,

@@ -19,7 +19,9 @@
 //!   request routed to the proxy itself is refused rather than looped), malformed or oversized heads.
 //!
 //! Every refusal is kept as a [`Blocked`] record ([`PolicyProxy::take_blocked`]) and logged through
-//! `log`, with credentials removed from the URL ([`redact_credentials`]).
+//! `log`, with credentials removed from the URL ([`redact_credentials`]). The proxy implements
+//! [`handrail_platform::NetworkPolicy`], so a `Desktop` holding it as its `network` has the engine
+//! report every refusal in the next result.
 //!
 //! # What it guarantees
 //!
@@ -49,7 +51,8 @@
 //! - It only governs traffic that is sent to it: a browser started without
 //!   [`PolicyProxy::chromium_args`], or a program that ignores proxy settings, is not covered. Nor is
 //!   traffic Chromium does not send through an HTTP proxy: start it with `--disable-quic`, and with
-//!   `--force-webrtc-ip-handling-policy=disable_non_proxied_udp` so WebRTC cannot send UDP around it.
+//!   `--force-webrtc-ip-handling-policy=disable_non_proxied_udp` so WebRTC cannot send UDP around it
+//!   (both in [`CHROMIUM_NO_BYPASS_ARGS`]).
 //! - DNS resolution of an allowed domain uses the blocking system resolver, which has no timeout of
 //!   its own.
 //!
@@ -80,9 +83,15 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use handrail_core::guard::url::UrlPolicy;
+use handrail_platform::{BlockedRequest, NetworkPolicy};
 
+pub use handrail_core::guard::url::redact_credentials;
 pub use page::block_page;
-pub use policy::redact_credentials;
+
+/// Chromium flags to pass together with [`PolicyProxy::chromium_args`]: traffic Chromium would not send
+/// through an HTTP proxy (QUIC, WebRTC's UDP) is switched off, so nothing goes around the proxy.
+pub const CHROMIUM_NO_BYPASS_ARGS: [&str; 2] =
+    ["--disable-quic", "--force-webrtc-ip-handling-policy=disable_non_proxied_udp"];
 
 /// How many [`Blocked`] records are kept between two [`PolicyProxy::take_blocked`] calls; older ones
 /// are dropped first (and still counted in [`ProxyStats::blocked`]).
@@ -241,6 +250,20 @@ impl PolicyProxy {
             bad_requests: s.bad_count.load(Ordering::Relaxed),
             overloaded: s.overloaded_count.load(Ordering::Relaxed),
         }
+    }
+}
+
+impl From<Blocked> for BlockedRequest {
+    fn from(b: Blocked) -> BlockedRequest {
+        BlockedRequest { method: b.method, url: b.url, reason: b.reason }
+    }
+}
+
+/// The engine drains the proxy's refusals after each call through `Desktop::network`: a desktop that
+/// holds the proxy there also keeps it running as long as the desktop lives.
+impl NetworkPolicy for PolicyProxy {
+    fn take_blocked(&self) -> Vec<BlockedRequest> {
+        PolicyProxy::take_blocked(self).into_iter().map(BlockedRequest::from).collect()
     }
 }
 

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use common::{body_of, exchange, exchange_closing, get, head_of, policy, status, Origin};
 use handrail_netguard::{Blocked, PolicyProxy, ProxyLimits};
+use handrail_platform::{BlockedRequest, NetworkPolicy};
 
 fn proxy() -> PolicyProxy {
     PolicyProxy::start(policy()).expect("the proxy starts")
@@ -21,6 +22,25 @@ fn chromium_args_point_at_the_proxy_and_cover_loopback() {
         p.chromium_args(),
         vec![format!("--proxy-server=http://127.0.0.1:{}", p.addr().port()), "--proxy-bypass-list=<-loopback>".into()]
     );
+}
+
+#[test]
+fn the_engine_drains_refusals_through_the_platform_trait() {
+    let (p, b) = (proxy(), Origin::http("127.0.0.2"));
+    let url = b.url("/dash");
+    assert_eq!(status(&get(p.addr(), &url)), 403);
+    // As a desktop holds it: a boxed `NetworkPolicy`.
+    let network: Box<dyn NetworkPolicy> = Box::new(p);
+    assert_eq!(
+        network.take_blocked(),
+        vec![BlockedRequest {
+            method: "GET".into(),
+            url,
+            reason: "127.0.0.2 is not in the allowed domains (127.0.0.1)".into()
+        }]
+    );
+    assert!(network.take_blocked().is_empty());
+    assert_eq!(b.connections(), 0);
 }
 
 #[test]

@@ -5,8 +5,10 @@ use crate::element::AxSnapshot;
 use crate::frame::{EncodedImage, Frame};
 use crate::geometry::{Point, Rect, Size};
 use crate::input::{KeyCombo, MouseButton, ScrollDirection};
+use crate::network::BlockedRequest;
 use crate::traits::{
-    Accessibility, AxLimits, Desktop, Encoder, Input, Launched, Ocr, Screen, Settle, SettleWatch, WindowInfo, Windows,
+    Accessibility, AxLimits, Desktop, Encoder, Input, Launched, NetworkPolicy, Ocr, Screen, Settle, SettleWatch,
+    WindowInfo, Windows,
 };
 use crate::{OcrLine, PlatformError};
 
@@ -31,6 +33,17 @@ impl Ocr for NoOcr {
 
     fn recognize(&self, _frame: &Frame, _region: Option<Rect>) -> Result<Vec<OcrLine>, PlatformError> {
         Err(PlatformError::Unavailable("OCR".into()))
+    }
+}
+
+/// No network guard in front of the browser: nothing is ever reported blocked. The engine's own URL
+/// checks (`open_url`, addresses typed into a browser's address bar) still apply.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoNetworkPolicy;
+
+impl NetworkPolicy for NoNetworkPolicy {
+    fn take_blocked(&self) -> Vec<BlockedRequest> {
+        Vec::new()
     }
 }
 
@@ -119,5 +132,6 @@ pub fn not_opened_desktop() -> Desktop {
         ocr: Box::new(NoOcr),
         encoder: Box::new(NotOpened),
         clock: Box::new(crate::traits::SystemClock::default()),
+        network: Box::new(NoNetworkPolicy),
     }
 }

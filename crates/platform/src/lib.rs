@@ -10,15 +10,17 @@ mod element;
 mod frame;
 mod geometry;
 mod input;
+mod network;
 pub mod traits;
 
 pub use element::{AxHealth, AxNode, AxSnapshot, OcrHealth, OcrLine, Role, States};
 pub use frame::{EncodedImage, Frame};
 pub use geometry::{Point, Rect, Size};
 pub use input::{KeyCombo, Modifiers, MouseButton, ScrollDirection};
+pub use network::BlockedRequest;
 pub use traits::{
-    Accessibility, AxLimits, Clock, Desktop, Encoder, Input, Launched, Ocr, Screen, Settle, SettleReport,
-    SettleRequest, SettleWatch, SystemClock, WindowInfo, Windows,
+    Accessibility, AxLimits, Clock, Desktop, Encoder, Input, Launched, NetworkPolicy, Ocr, Screen, Settle,
+    SettleReport, SettleRequest, SettleWatch, SystemClock, WindowInfo, Windows,
 };
 
 /// Why a backend call failed.

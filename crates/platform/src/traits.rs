@@ -10,6 +10,7 @@ use crate::element::{AxSnapshot, OcrLine};
 use crate::frame::{EncodedImage, Frame};
 use crate::geometry::{Point, Rect, Size};
 use crate::input::{KeyCombo, MouseButton, ScrollDirection};
+use crate::network::BlockedRequest;
 use crate::PlatformError;
 
 /// Grabs pixels.
@@ -155,6 +156,15 @@ pub trait Encoder: Send {
     fn encode(&self, frame: &Frame) -> Result<EncodedImage, PlatformError>;
 }
 
+/// What the network guard of the browser handrail launched refused. A backend without one (the user's
+/// own browser, a simulated desktop that injects nothing) reports nothing: the engine's own URL checks
+/// (`open_url`, a typed address bar) still hold there.
+pub trait NetworkPolicy: Send {
+    /// The requests refused since the last call, oldest first. Never blocks; URLs are already
+    /// redacted (no credentials).
+    fn take_blocked(&self) -> Vec<BlockedRequest>;
+}
+
 /// A monotonic clock. Real desktops use the system clock; a simulated one keeps virtual time so waits
 /// cost nothing.
 pub trait Clock: Send {
@@ -190,6 +200,9 @@ pub struct Desktop {
     pub ocr: Box<dyn Ocr>,
     pub encoder: Box<dyn Encoder>,
     pub clock: Box<dyn Clock>,
+    /// Requests the launched browser's network guard refused; [`crate::absent::NoNetworkPolicy`] when
+    /// there is none.
+    pub network: Box<dyn NetworkPolicy>,
 }
 
 impl std::fmt::Debug for Desktop {

@@ -5,9 +5,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use handrail_platform::{
-    Accessibility, AxLimits, AxSnapshot, Clock, EncodedImage, Encoder, Frame, Input, KeyCombo, Launched, MouseButton,
-    Ocr, OcrLine, PlatformError, Point, Rect, Screen, ScrollDirection, Settle, SettleReport, SettleRequest,
-    SettleWatch, Size, WindowInfo, Windows,
+    Accessibility, AxLimits, AxSnapshot, BlockedRequest, Clock, EncodedImage, Encoder, Frame, Input, KeyCombo,
+    Launched, MouseButton, NetworkPolicy, Ocr, OcrLine, PlatformError, Point, Rect, Screen, ScrollDirection, Settle,
+    SettleReport, SettleRequest, SettleWatch, Size, WindowInfo, Windows,
 };
 
 use crate::render::{self, PgmEncoder};
@@ -328,5 +328,15 @@ pub(crate) struct SimClock(pub(crate) Shared);
 impl Clock for SimClock {
     fn now(&self) -> Duration {
         self.0.lock().now
+    }
+}
+
+/// The simulated network guard: reports what [`crate::SimDesktop::block_request`] and
+/// [`crate::Reaction::block_request`] injected. Not logged as a call: it touches nothing.
+pub(crate) struct SimNetwork(pub(crate) Shared);
+
+impl NetworkPolicy for SimNetwork {
+    fn take_blocked(&self) -> Vec<BlockedRequest> {
+        std::mem::take(&mut self.0.lock().blocked)
     }
 }

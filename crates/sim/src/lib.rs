@@ -59,7 +59,9 @@ pub use spec::{
     Action, Reaction, Widget, WidgetId, WidgetKind, WidgetRef, WindowId, WindowKind, WindowRef, WindowSpec,
 };
 
-use backend::{Shared, SimAccessibility, SimClock, SimEncoder, SimInput, SimOcr, SimScreen, SimSettle, SimWindows};
+use backend::{
+    Shared, SimAccessibility, SimClock, SimEncoder, SimInput, SimNetwork, SimOcr, SimScreen, SimSettle, SimWindows,
+};
 use world::World;
 
 /// One call the engine made through a platform trait, in order. `Clock::now` is not logged (it is
@@ -197,6 +199,7 @@ impl SimDesktop {
             ocr: Box::new(SimOcr(s.clone())),
             encoder: Box::new(SimEncoder { shared: s.clone(), inner: PgmEncoder::new() }),
             clock: Box::new(SimClock(s.clone())),
+            network: Box::new(SimNetwork(s.clone())),
         }
     }
 
@@ -258,6 +261,17 @@ impl SimDesktop {
         w.schedule(after + reaction.delay, reaction.action, None);
         let now = w.now;
         w.advance_to(now);
+    }
+
+    /// The browser's network guard refuses a request now (`url` as it would be reported: redacted); the
+    /// engine's next call reports it. See [`Reaction::block_request`] for one caused by an action.
+    pub fn block_request(&self, method: impl Into<String>, url: impl Into<String>, reason: impl Into<String>) {
+        self.act(Reaction::block_request(method, url, reason).action);
+    }
+
+    /// Blocked requests not yet taken by the engine.
+    pub fn pending_blocked(&self) -> Vec<handrail_platform::BlockedRequest> {
+        self.shared.lock().blocked.clone()
     }
 
     /// Lets virtual time pass, applying reactions that fall due.

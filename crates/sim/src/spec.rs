@@ -3,7 +3,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use handrail_platform::{Rect, Role};
+use handrail_platform::{BlockedRequest, Rect, Role};
 
 /// A window of one [`SimDesktop`](crate::SimDesktop). Never reused, even after the window closes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -195,6 +195,9 @@ pub enum Action {
     OpenWindow(Box<WindowSpec>),
     CloseWindow(WindowRef),
     SetTitle(WindowRef, String),
+    /// The browser's network guard refuses a request (a link to a forbidden host, say). Nothing on the
+    /// screen changes; the engine hears of it through `Desktop::network`.
+    BlockRequest(BlockedRequest),
 }
 
 /// An [`Action`] with a delay: immediate by default, or `.after(d)` of virtual time, which passes only
@@ -268,6 +271,15 @@ impl Reaction {
 
     pub fn set_title(window: impl Into<WindowRef>, title: impl Into<String>) -> Self {
         Self::new(Action::SetTitle(window.into(), title.into()))
+    }
+
+    /// The network guard refuses `method url` for `reason` (`url` as it would be reported: redacted).
+    pub fn block_request(method: impl Into<String>, url: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self::new(Action::BlockRequest(BlockedRequest {
+            method: method.into(),
+            url: url.into(),
+            reason: reason.into(),
+        }))
     }
 }
 

@@ -7,7 +7,8 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use handrail_platform::{
-    AxHealth, KeyCombo, Launched, MouseButton, PlatformError, Point, Rect, ScrollDirection, Size, WindowInfo,
+    AxHealth, BlockedRequest, KeyCombo, Launched, MouseButton, PlatformError, Point, Rect, ScrollDirection, Size,
+    WindowInfo,
 };
 
 use crate::spec::{
@@ -139,6 +140,8 @@ pub(crate) struct World {
     pub ax_missing_app: Option<String>,
     pub ocr_available: bool,
     text_cache: VecDeque<CachedText>,
+    /// Requests the simulated network guard refused, until `NetworkPolicy::take_blocked` drains them.
+    pub blocked: Vec<BlockedRequest>,
 }
 
 /// Sets `slot` and reports whether that changed it.
@@ -165,6 +168,7 @@ impl World {
             ax_missing_app: None,
             ocr_available: true,
             text_cache: VecDeque::new(),
+            blocked: Vec::new(),
         }
     }
 
@@ -437,6 +441,7 @@ impl World {
     pub fn apply(&mut self, action: &Action, source: Option<WindowId>) {
         match action {
             Action::Nothing => {}
+            Action::BlockRequest(b) => self.blocked.push(b.clone()),
             Action::SetLabel(t, s) => self.edit(t, source, |d| replace(&mut d.w.label, s.clone())),
             Action::SetValue(t, s) => self.edit(t, source, |d| {
                 let was_selected = std::mem::take(&mut d.select_all);

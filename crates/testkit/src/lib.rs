@@ -30,6 +30,21 @@ pub fn serve_page(page: &'static str) -> String {
     url
 }
 
+/// Asks `probe` until it answers `Some`, every `every`, for at most `within` (asked at least once):
+/// a bounded wait on a condition, never a fixed sleep.
+pub fn wait_until<T>(within: Duration, every: Duration, mut probe: impl FnMut() -> Option<T>) -> Option<T> {
+    let deadline = Instant::now() + within;
+    loop {
+        if let Some(found) = probe() {
+            return Some(found);
+        }
+        if Instant::now() >= deadline {
+            return None;
+        }
+        std::thread::sleep(every.min(deadline.saturating_duration_since(Instant::now())));
+    }
+}
+
 /// A running app whose stdout lines are what it received; killed on drop.
 pub struct LineApp {
     child: Child,

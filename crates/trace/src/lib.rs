@@ -11,7 +11,9 @@
 //!   `tool`, `action`, `target` (the arguments that aim: ids, target text, keys, app, URL without
 //!   credentials, `text_chars` — typed text is never recorded), `guard` (`decision`, `rule`/`marker`),
 //!   `verdict` (the result's tag), `status`, `message`, `expect` (`kind`, `result`), `changed`,
-//!   `timings_ms` (`capture`, `settle`, `observe`, `encode`, `total`), `observation` (the id the call
+//!   `timings_ms` (`capture`, `settle`, `observe`, `encode`, `total`), `blocked` (requests the
+//!   browser's network guard refused since the previous call: `method`, `url` without credentials,
+//!   `reason`; at most 16) and `blocked_count`, `observation` (the id the call
 //!   published) and `before_observation`, `target_box` and `changed_box` (`[x, y, w, h]` in screenshot
 //!   coordinates), `before` and `after` (image file names or null), and `text` (the result text the
 //!   model read).

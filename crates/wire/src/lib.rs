@@ -6,7 +6,7 @@ pub mod tool;
 use handrail_core::diff::{ElementRef, SemanticDiff, VisualDiff};
 use handrail_core::observation::{Element, Observation};
 use handrail_core::{ExpectOutcome, GuardDecision, Outcome, RawArgs};
-use handrail_platform::Rect;
+use handrail_platform::{BlockedRequest, Rect};
 use serde_json::{json, Map, Value};
 
 /// The argument names of the contract, in the order documentation lists them.
@@ -233,6 +233,19 @@ fn guard(g: &GuardDecision) -> Value {
     }
 }
 
+/// Blocked requests encoded at most per result; `blocked_count` always has the full number.
+const MAX_BLOCKED_ENCODED: usize = 64;
+
+fn blocked(list: &[BlockedRequest], max: usize) -> Value {
+    Value::Array(
+        list.iter()
+            .take(max)
+            // Already redacted by the guard that recorded them; redacted again so no path can leak one.
+            .map(|b| json!({"method": b.method, "url": redact_url(&b.url), "reason": b.reason}))
+            .collect(),
+    )
+}
+
 fn ms(d: std::time::Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
@@ -265,6 +278,8 @@ pub fn encode_outcome(o: &Outcome) -> Value {
             "encode": ms(o.timings.encode),
             "total": ms(o.timings.total),
         },
+        "blocked": blocked(&o.blocked, MAX_BLOCKED_ENCODED),
+        "blocked_count": o.blocked.len(),
         "observation": o.observation.as_deref().map(encode_observation),
         "latest_observation": o.observation.as_ref().map(|ob| ob.id).or(o.latest).map(|id| id.to_string()),
     })
@@ -371,6 +386,8 @@ pub fn audit_record(ctx: AuditContext<'_>, args: &RawArgs, outcome: &Outcome) ->
         "changed": outcome.changes.as_ref().map(|c| c.any()),
         "expect": expect,
         "observation": outcome.observation.as_ref().map(|o| o.id.to_string()),
+        "blocked": blocked(&outcome.blocked, 16),
+        "blocked_count": outcome.blocked.len(),
         "timings_ms": {
             "capture": ms(outcome.timings.capture),
             "settle": ms(outcome.timings.settle),

@@ -20,6 +20,7 @@ pub mod windows;
 use std::sync::Arc;
 
 use handrail_imaging::ImageFormat;
+use handrail_platform::absent::NoNetworkPolicy;
 use handrail_platform::{Accessibility, Desktop, Ocr, SystemClock};
 
 pub use conn::{Atoms, Conn};
@@ -83,6 +84,8 @@ impl X11Desktop {
             ocr,
             encoder: handrail_imaging::encoder(options.image_format),
             clock: Box::new(SystemClock::default()),
+            // The caller puts its browser's network guard here, if it started one.
+            network: Box::new(NoNetworkPolicy),
         })
     }
 }

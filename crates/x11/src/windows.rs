@@ -109,6 +109,9 @@ pub struct LaunchEnv {
     /// The browser executable; `None` tries `/usr/bin/chromium`, `/usr/bin/chromium-browser`, then
     /// `chromium`/`chromium-browser` on `PATH`.
     pub browser: Option<PathBuf>,
+    /// Extra arguments for every browser start, after handrail's own and before the URL (which stays
+    /// last). The CLI puts the URL-policy proxy's flags here.
+    pub browser_args: Vec<String>,
     /// Where launched programs' stdout and stderr go (`<dir>/<program>.log`, appended); `None` discards
     /// them.
     pub log_dir: Option<PathBuf>,
@@ -129,6 +132,7 @@ impl LaunchEnv {
             removed: Vec::new(),
             browser_profile: browser_profile.into(),
             browser: None,
+            browser_args: Vec::new(),
             log_dir: None,
             launch_timeout: Duration::from_secs(10),
             browser_timeout: Duration::from_secs(20),
@@ -594,7 +598,7 @@ impl X11Windows {
         classes.extend(program.file_name().map(|n| n.to_string_lossy().to_lowercase()));
         Ok(Plan {
             app: None,
-            args: browser::args(profile, url),
+            args: browser::args(profile, &self.env.browser_args, url),
             program,
             extra_env: browser::ENV,
             working_dir: None,

@@ -197,6 +197,7 @@ fn bare(
         timings: Timings::default(),
         observation: None,
         latest,
+        blocked: Vec::new(),
         boundary: String::new(),
         listing: Listing::default(),
     }
@@ -327,6 +328,14 @@ impl Engine {
         let started = self.desktop.clock.now();
         self.session.marks = request.marks.unwrap_or(self.config.marks);
         let mut outcome = self.run_inner(&request);
+        // After the action settled and the screen was observed again: whatever the browser tried and
+        // the network guard refused meanwhile (a redirect, a script, a subresource) is reported now.
+        // Every call that passed the gate drains it, so a see or a refused call loses nothing either.
+        outcome.blocked = self.desktop.network.take_blocked();
+        for b in &mut outcome.blocked {
+            // Backends report URLs redacted; made sure here, before anything renders or records them.
+            b.url = crate::guard::url::redact_credentials(&b.url);
+        }
         outcome.timings.total = self.desktop.clock.now().saturating_sub(started);
         if outcome.boundary.is_empty() {
             outcome.boundary = self.next_boundary();

@@ -200,9 +200,36 @@ fn describe_allowed(policy: &UrlPolicy) -> String {
     }
 }
 
+/// `url` without any userinfo: in the authority (after the scheme's `:` and its slashes or backslashes,
+/// up to the first `/`, `?` or `#`), everything up to the last `@` is removed
+/// (`http://user:pass@host/x?q` → `http://host/x?q`); the path, query and fragment are kept.
+/// Backslashes do not end the authority, as in `vet_url`: some parsers read `good.com\@evil.com` as
+/// userinfo, so it is removed too. Without slashes after a scheme (`user:pass@host`, `http:u@host`)
+/// the scheme itself may be a user name, so everything before the last `@` of the first segment goes.
+pub fn redact_credentials(url: &str) -> String {
+    let (prefix, rest) = match url.split_once(':') {
+        Some((scheme, rest))
+            if scheme.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+                && rest.starts_with(['/', '\\']) =>
+        {
+            let slashes = rest.len() - rest.trim_start_matches(['/', '\\']).len();
+            url.split_at(scheme.len() + 1 + slashes)
+        }
+        _ => ("", url),
+    };
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, more) = rest.split_at(end);
+    match authority.rfind('@') {
+        Some(at) => format!("{prefix}{}{more}", &authority[at + 1..]),
+        None => url.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use proptest::prelude::*;
 
     fn any_host() -> UrlPolicy {
@@ -211,6 +238,26 @@ mod tests {
 
     fn only(domains: &[&str]) -> UrlPolicy {
         UrlPolicy { allowed_domains: domains.iter().map(|d| d.to_string()).collect() }
+    }
+
+    #[test]
+    fn redaction_removes_userinfo_only() {
+        for (input, want) in [
+            ("http://user:pass@host.com/x?token=1#f", "http://host.com/x?token=1#f"),
+            ("https://a@b@c.com/", "https://c.com/"),
+            ("http://good.com\\@evil.com/", "http://evil.com/"),
+            ("https://example.com/@user", "https://example.com/@user"),
+            ("https://example.com/?email=a@b.com", "https://example.com/?email=a@b.com"),
+            ("user:pass@host.com", "host.com"),
+            ("ftp://u:p@files.example/", "ftp://files.example/"),
+            ("http:user:pass@host.com", "host.com"),
+            ("http:\\\\user:pass@host.com/p", "http:\\\\host.com/p"),
+            ("no scheme@all", "all"),
+        ] {
+            let got = redact_credentials(input);
+            assert_eq!(got, want, "input {input:?}");
+            assert!(!got.contains("pass"), "input {input:?}");
+        }
     }
 
     #[test]

@@ -40,8 +40,9 @@ pub(crate) fn locate(configured: Option<&Path>, path_var: Option<&str>) -> Resul
     })
 }
 
-/// Chromium's arguments. `url` is one argv element, never shell text; `None` opens a blank window.
-pub(crate) fn args(profile: &Path, url: Option<&str>) -> Vec<String> {
+/// Chromium's arguments. `extra` (the caller's, e.g. a proxy) come after handrail's own and before the
+/// URL. `url` is one argv element, never shell text, and always last; `None` opens a blank window.
+pub(crate) fn args(profile: &Path, extra: &[String], url: Option<&str>) -> Vec<String> {
     let mut args: Vec<String> = [
         // Web content enters the accessibility tree only with this (plus ACCESSIBILITY_ENABLED=1).
         "--force-renderer-accessibility",
@@ -63,6 +64,7 @@ pub(crate) fn args(profile: &Path, url: Option<&str>) -> Vec<String> {
     .collect();
     args.push(format!("--user-data-dir={}", profile.display()));
     args.push("--new-window".into());
+    args.extend(extra.iter().cloned());
     if let Some(url) = url {
         args.push(url.to_owned());
     }
@@ -96,11 +98,22 @@ mod tests {
 
     #[test]
     fn args_keep_the_url_whole_and_last() {
-        let a = args(Path::new("/p"), Some("https://x.test/a b?c=1&d"));
+        let a = args(Path::new("/p"), &[], Some("https://x.test/a b?c=1&d"));
         assert_eq!(a.last().map(String::as_str), Some("https://x.test/a b?c=1&d"));
         assert!(a.contains(&"--user-data-dir=/p".to_owned()));
         assert!(a.contains(&"--force-renderer-accessibility".to_owned()));
-        assert_eq!(args(Path::new("/p"), None).last().map(String::as_str), Some("--new-window"));
+        assert_eq!(args(Path::new("/p"), &[], None).last().map(String::as_str), Some("--new-window"));
+    }
+
+    #[test]
+    fn extra_args_come_after_handrails_own_and_before_the_url() {
+        let extra = vec!["--proxy-server=http://127.0.0.1:9".to_owned(), "--disable-quic".to_owned()];
+        let a = args(Path::new("/p"), &extra, Some("http://x.test/"));
+        let n = a.len();
+        assert_eq!(a[n - 3..], ["--proxy-server=http://127.0.0.1:9", "--disable-quic", "http://x.test/"]);
+        let blank = args(Path::new("/p"), &extra, None);
+        assert_eq!(blank.last().map(String::as_str), Some("--disable-quic"));
+        assert!(blank.contains(&"--new-window".to_owned()));
     }
 
     #[test]
