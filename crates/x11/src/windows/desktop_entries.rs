@@ -425,7 +425,10 @@ pub(crate) fn for_class<'a>(entries: &'a [DesktopEntry], instance: &str, class: 
         let first = owners.next()?;
         Some(if first.hidden { owners.find(|e| !e.hidden).unwrap_or(first) } else { first })
     };
+    // Among guesses, the entry named after the class is the app itself, not one of its helpers
+    // (`xfce4-terminal.desktop`, not `xfce4-terminal-settings.desktop`, which runs the same program).
     pick(&|e| e.declares_class(class))
+        .or_else(|| pick(&|e| e.guesses_class(class) && eq(e.stem(), class)))
         .or_else(|| pick(&|e| e.guesses_class(class)))
         .or_else(|| pick(&|e| !instance.is_empty() && e.startup_wm_class.as_deref() == Some(instance)))
 }
@@ -605,6 +608,19 @@ mod tests {
         assert_eq!(for_class(&all3, "xterm", "UXTerm").map(|e| e.name.as_str()), Some("UXTerm"));
         assert_eq!(for_class(&all3, "xterm", "XTerm").map(|e| e.name.as_str()), Some("XTerm"));
         assert_eq!(for_class(&all3[..1], "xterm", "XTerm").map(|e| e.name.as_str()), Some("Note"));
+
+        // Two entries run the same program: the one named after the class is the app.
+        let settings = entry(
+            "xfce4-terminal-settings.desktop",
+            "[Desktop Entry]\nName=Xfce Terminal Settings\nExec=xfce4-terminal --preferences\nType=Application\n",
+        );
+        let terminal = entry(
+            "xfce4-terminal.desktop",
+            "[Desktop Entry]\nName=Xfce Terminal\nExec=xfce4-terminal\nType=Application\n",
+        );
+        let all4 = vec![settings, terminal];
+        let owner = for_class(&all4, "xfce4-terminal", "Xfce4-terminal").map(|e| e.name.as_str());
+        assert_eq!(owner, Some("Xfce Terminal"));
         assert_eq!(for_class(&all3, "xterm", "FakeApp"), None);
     }
 
