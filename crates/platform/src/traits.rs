@@ -37,6 +37,23 @@ pub trait Input: Send {
     fn key(&self, combo: &KeyCombo) -> Result<(), PlatformError>;
     /// Types `text` exactly as given, in order, whatever its script.
     fn type_text(&self, text: &str) -> Result<(), PlatformError>;
+    /// Types `text` by `route`: [`TextRoute::Alternate`] sends it the other way than [`Input::type_text`]
+    /// would (key events where it would paste, a paste where it would send keys), for a second attempt
+    /// after the first did not arrive. Backends with a single way use it for both.
+    fn type_text_via(&self, text: &str, route: TextRoute) -> Result<(), PlatformError> {
+        let _ = route;
+        self.type_text(text)
+    }
+}
+
+/// Which way text is sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TextRoute {
+    /// The backend's own choice (what [`Input::type_text`] does).
+    #[default]
+    Preferred,
+    /// The other way than the preferred one.
+    Alternate,
 }
 
 /// What the frontmost window is.
