@@ -6,7 +6,7 @@ use std::time::Duration;
 use handrail_platform::BlockedRequest;
 
 use crate::diff::{SemanticDiff, VisualDiff};
-use crate::ids::ObservationId;
+use crate::ids::{ElementId, ObservationId};
 use crate::observation::Observation;
 use crate::request::{ActionKind, Expect};
 
@@ -99,6 +99,33 @@ pub struct Timings {
     pub total: Duration,
 }
 
+/// Whether text `type` sent is in the element that received it, read back from that element.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TypingCheck {
+    /// The element holds the text as meant.
+    Arrived { element: ElementId },
+    /// The first attempt did not arrive (`first` is what the element held then); sent again the other
+    /// way (keys instead of a paste, or the reverse), it did.
+    ArrivedOnRetry { element: ElementId, first: String },
+    /// The element does not hold the text as meant; `holds` is what it holds. `retried`: a second
+    /// attempt was made the other way (only when nothing half-typed would be left behind).
+    NotArrived { element: ElementId, holds: String, retried: bool },
+    /// The text could not be read back, and why (no accessibility, a secret field, a newline that may
+    /// have submitted the field…).
+    Unchecked { why: String },
+}
+
+impl TypingCheck {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            TypingCheck::Arrived { .. } => "arrived",
+            TypingCheck::ArrivedOnRetry { .. } => "arrived_on_retry",
+            TypingCheck::NotArrived { .. } => "not_arrived",
+            TypingCheck::Unchecked { .. } => "unchecked",
+        }
+    }
+}
+
 /// What changed, on both channels.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Changes {
@@ -134,6 +161,8 @@ pub struct Outcome {
     /// Requests the browser's network guard refused since the previous call (oldest first; URLs without
     /// credentials). The page chose these URLs: they are shown as data, inside the screen markers.
     pub blocked: Vec<BlockedRequest>,
+    /// For `type`: whether the text reached the element that received it.
+    pub typing: Option<TypingCheck>,
     /// Marks the start and end of text read off the screen in [`Outcome::text`].
     pub boundary: String,
     pub(crate) listing: crate::render::Listing,

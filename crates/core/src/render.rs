@@ -8,7 +8,7 @@ use handrail_platform::BlockedRequest;
 
 use crate::diff::{ElementRef, SemanticDiff, VisualDiff};
 use crate::observation::{Element, Observation, Source};
-use crate::outcome::{ExpectOutcome, Outcome};
+use crate::outcome::{ExpectOutcome, Outcome, TypingCheck};
 
 /// Limits of an observation listing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -330,6 +330,25 @@ pub fn outcome_text(o: &Outcome) -> String {
             }
         }
     }
+    match &o.typing {
+        Some(TypingCheck::Arrived { element }) => {
+            let _ = writeln!(out, "typed: arrived (read back from {element})");
+        }
+        Some(TypingCheck::ArrivedOnRetry { element, .. }) => {
+            let _ = writeln!(
+                out,
+                "typed: arrived on a second attempt sent the other way (read back from {element}; the first did not arrive)"
+            );
+        }
+        Some(TypingCheck::NotArrived { element, retried, .. }) => {
+            let again = if *retried { "; a second attempt sent the other way did not either" } else { "" };
+            let _ = writeln!(out, "typed: not_arrived — {element} does not hold the text as meant{again}");
+        }
+        Some(TypingCheck::Unchecked { why }) => {
+            let _ = writeln!(out, "typed: unchecked ({why})");
+        }
+        None => {}
+    }
     if o.observation.is_none() {
         if let Some(latest) = o.latest {
             let _ = writeln!(out, "latest observation: {latest}");
@@ -363,6 +382,15 @@ pub fn outcome_text(o: &Outcome) -> String {
             out.push_str("blocked: ");
             out.push_str(&line);
             out.push('\n');
+        }
+        match &o.typing {
+            Some(TypingCheck::NotArrived { element, holds, .. }) => {
+                let _ = writeln!(out, "typed: {element} holds {}", quote_clipped(holds, 120));
+            }
+            Some(TypingCheck::ArrivedOnRetry { element, first, .. }) => {
+                let _ = writeln!(out, "typed: after the first attempt {element} held {}", quote_clipped(first, 120));
+            }
+            _ => {}
         }
         for line in evidence {
             out.push_str("evidence: ");

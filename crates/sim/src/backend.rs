@@ -7,12 +7,12 @@ use std::time::Duration;
 use handrail_platform::{
     Accessibility, AxLimits, AxSnapshot, BlockedRequest, Clock, EncodedImage, Encoder, Frame, Input, KeyCombo,
     Launched, MouseButton, NetworkPolicy, Ocr, OcrLine, PlatformError, Point, Rect, Screen, ScrollDirection, Settle,
-    SettleReport, SettleRequest, SettleWatch, Size, WindowInfo, Windows,
+    SettleReport, SettleRequest, SettleWatch, Size, TextRoute, WindowInfo, Windows,
 };
 
 use crate::render::{self, PgmEncoder};
 use crate::spec::WidgetId;
-use crate::world::{World, INPUT_STEP, SPINNER_STEP};
+use crate::world::{TypingFault, World, INPUT_STEP, SPINNER_STEP};
 use crate::{layout, SimCall};
 
 /// Text shorter than this many pixels in the frame is too small to read.
@@ -100,7 +100,22 @@ impl Input for SimInput {
     }
 
     fn type_text(&self, text: &str) -> Result<(), PlatformError> {
-        self.input(SimCall::TypeText(text.to_string()), &[], |w| w.type_text(text))
+        self.type_text_via(text, TextRoute::Preferred)
+    }
+
+    fn type_text_via(&self, text: &str, route: TextRoute) -> Result<(), PlatformError> {
+        let call = match route {
+            TextRoute::Preferred => SimCall::TypeText(text.to_string()),
+            TextRoute::Alternate => SimCall::TypeTextAlternate(text.to_string()),
+        };
+        self.input(call, &[], |w| {
+            let fault = if route == TextRoute::Preferred { w.typing_faults.pop_front() } else { None };
+            match fault {
+                None => w.type_text(text),
+                Some(TypingFault::Lost) => {}
+                Some(TypingFault::Garbled(instead)) => w.type_text(&instead),
+            }
+        })
     }
 }
 

@@ -58,6 +58,7 @@ pub use render::PgmEncoder;
 pub use spec::{
     Action, Reaction, Widget, WidgetId, WidgetKind, WidgetRef, WindowId, WindowKind, WindowRef, WindowSpec,
 };
+pub use world::TypingFault;
 
 use backend::{
     Shared, SimAccessibility, SimClock, SimEncoder, SimInput, SimNetwork, SimOcr, SimScreen, SimSettle, SimWindows,
@@ -91,6 +92,8 @@ pub enum SimCall {
     /// The combination as `KeyCombo` displays it, e.g. `"ctrl+s"`.
     Key(String),
     TypeText(String),
+    /// Text typed the other way than the preferred one (a second attempt).
+    TypeTextAlternate(String),
     Frontmost,
     LaunchApp(String),
     OpenUrl(String),
@@ -115,6 +118,7 @@ impl SimCall {
                 | SimCall::Scroll { .. }
                 | SimCall::Key(_)
                 | SimCall::TypeText(_)
+                | SimCall::TypeTextAlternate(_)
                 | SimCall::LaunchApp(_)
                 | SimCall::OpenUrl(_)
         )
@@ -340,6 +344,12 @@ impl SimDesktop {
     /// Which app a `Partial` snapshot leaves out (`None`: the frontmost).
     pub fn set_ax_missing_app(&self, app: Option<&str>) {
         self.shared.lock().ax_missing_app = app.map(str::to_string);
+    }
+
+    /// The next text typed the preferred way meets `fault` (faults queue up, one per text); a text
+    /// typed the other way ([`TextRoute::Alternate`](handrail_platform::TextRoute)) always arrives.
+    pub fn fail_next_typing(&self, fault: TypingFault) {
+        self.shared.lock().typing_faults.push_back(fault);
     }
 
     pub fn set_ocr_available(&self, available: bool) {

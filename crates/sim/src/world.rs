@@ -142,6 +142,17 @@ pub(crate) struct World {
     text_cache: VecDeque<CachedText>,
     /// Requests the simulated network guard refused, until `NetworkPolicy::take_blocked` drains them.
     pub blocked: Vec<BlockedRequest>,
+    /// Faults for the next texts typed the preferred way, oldest first.
+    pub typing_faults: VecDeque<TypingFault>,
+}
+
+/// What goes wrong with a text typed the preferred way (a paste that arrives empty, a garbled one).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TypingFault {
+    /// Nothing arrives.
+    Lost,
+    /// This arrives instead.
+    Garbled(String),
 }
 
 /// Sets `slot` and reports whether that changed it.
@@ -169,6 +180,7 @@ impl World {
             ocr_available: true,
             text_cache: VecDeque::new(),
             blocked: Vec::new(),
+            typing_faults: VecDeque::new(),
         }
     }
 

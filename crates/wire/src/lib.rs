@@ -5,7 +5,7 @@ pub mod tool;
 
 use handrail_core::diff::{ElementRef, SemanticDiff, VisualDiff};
 use handrail_core::observation::{Element, Observation};
-use handrail_core::{ExpectOutcome, GuardDecision, Outcome, RawArgs};
+use handrail_core::{ExpectOutcome, GuardDecision, Outcome, RawArgs, TypingCheck};
 use handrail_platform::{BlockedRequest, Rect};
 use serde_json::{json, Map, Value};
 
@@ -246,6 +246,21 @@ fn blocked(list: &[BlockedRequest], max: usize) -> Value {
     )
 }
 
+/// Whether typed text arrived; `holds` is what the field holds when it did not (screen content, as in
+/// the text form).
+fn typing(check: &TypingCheck) -> Value {
+    match check {
+        TypingCheck::Arrived { element } => json!({"result": check.as_str(), "element": element.to_string()}),
+        TypingCheck::ArrivedOnRetry { element, first } => {
+            json!({"result": check.as_str(), "element": element.to_string(), "first_held": first})
+        }
+        TypingCheck::NotArrived { element, holds, retried } => {
+            json!({"result": check.as_str(), "element": element.to_string(), "holds": holds, "retried": retried})
+        }
+        TypingCheck::Unchecked { why } => json!({"result": check.as_str(), "why": why}),
+    }
+}
+
 fn ms(d: std::time::Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
@@ -280,6 +295,7 @@ pub fn encode_outcome(o: &Outcome) -> Value {
         },
         "blocked": blocked(&o.blocked, MAX_BLOCKED_ENCODED),
         "blocked_count": o.blocked.len(),
+        "typing": o.typing.as_ref().map(typing),
         "observation": o.observation.as_deref().map(encode_observation),
         "latest_observation": o.observation.as_ref().map(|ob| ob.id).or(o.latest).map(|id| id.to_string()),
     })
@@ -388,6 +404,8 @@ pub fn audit_record(ctx: AuditContext<'_>, args: &RawArgs, outcome: &Outcome) ->
         "observation": outcome.observation.as_ref().map(|o| o.id.to_string()),
         "blocked": blocked(&outcome.blocked, 16),
         "blocked_count": outcome.blocked.len(),
+        // What a field holds is never logged: only whether the text arrived.
+        "typing": outcome.typing.as_ref().map(|t| t.as_str()),
         "timings_ms": {
             "capture": ms(outcome.timings.capture),
             "settle": ms(outcome.timings.settle),

@@ -25,13 +25,14 @@ use crate::identity::{centre_distance, drift_tolerance, match_elements, IdTracke
 use crate::ids::ObservationId;
 use crate::merge::{merge, Geometry};
 use crate::observation::{Element, FrontWindow, InspectDetail, Observation};
-use crate::outcome::{Changes, ExpectOutcome, GuardDecision, Outcome, Status, Timings};
+use crate::outcome::{Changes, ExpectOutcome, GuardDecision, Outcome, Status, Timings, TypingCheck};
 use crate::render::{quote_clipped, Listing};
 use crate::request::{ActionKind, Command, Expect, ExpectKind, InspectSubject, PointerKind, RawArgs, Request, Target};
 use crate::text::{contains_normalized, contains_phrase, has_unspaced_script, normalize, squash_spaces};
 use crate::turn::Mode;
 
 mod judge;
+mod typing;
 
 use judge::Judged;
 
@@ -198,6 +199,7 @@ fn bare(
         observation: None,
         latest,
         blocked: Vec::new(),
+        typing: None,
         boundary: String::new(),
         listing: Listing::default(),
     }
@@ -640,6 +642,10 @@ impl Engine {
         self.session.terminal = None;
 
         self.session.mutations += 1;
+        let typed_into = match &request.command {
+            Command::Type { text, .. } => Some(typing::receiver_before(text, &aims, &probe)),
+            _ => None,
+        };
         let acted = act_settle_observe(
             &self.desktop,
             &self.config,
@@ -647,8 +653,9 @@ impl Engine {
             request,
             &aims,
             self.session.marks,
+            typed_into.as_ref(),
         );
-        let Acted { settle: settle_report, settle_time, fresh, expect: expect_outcome } = match acted {
+        let Acted { settle: settle_report, settle_time, fresh, expect: expect_outcome, typing } = match acted {
             Ok(a) => a,
             Err(e) => {
                 // Best effort: show what the screen looks like after the failure.
@@ -721,6 +728,15 @@ impl Engine {
                     .into(),
             );
         }
+        if let Some(TypingCheck::NotArrived { element, retried, .. }) = &typing {
+            o.status = Status::Error;
+            let again = if *retried { ", also when sent again the other way" } else { "" };
+            o.message = Some(format!(
+                "the text did not arrive as typed in {element}{again}; what it holds is shown below — clear the \
+                 field and type again, or check it with see"
+            ));
+        }
+        o.typing = typing;
         o
     }
 
@@ -759,6 +775,8 @@ struct Acted {
     settle_time: Duration,
     fresh: Fresh,
     expect: Option<ExpectOutcome>,
+    /// For `type`: whether the text reached its receiver.
+    typing: Option<TypingCheck>,
 }
 
 /// Acts, waits for the screen to settle, observes, and keeps looking while an expectation is unmet
@@ -770,12 +788,21 @@ fn act_settle_observe(
     request: &Request,
     aims: &[Aim],
     marks: bool,
+    typed_into: Option<&Result<Element, String>>,
 ) -> Result<Acted, PlatformError> {
     let mut watch = desktop.settle.watch()?;
     perform(desktop, request, aims, &config.url_policy)?;
     let settle = watch.wait(&config.settle)?;
     let mut settle_time = settle.waited;
     let mut fresh = observe(desktop, config, tracker, None, marks)?;
+    let typing = match (typed_into, &request.command) {
+        (Some(Ok(before)), Command::Type { text, .. }) => {
+            let mut typed = typing::Typed { desktop, config, tracker: &mut *tracker, marks, watch: &mut *watch };
+            Some(typed.verify(text, before, &mut fresh, &mut settle_time)?)
+        }
+        (Some(Err(why)), _) => Some(TypingCheck::Unchecked { why: why.clone() }),
+        _ => None,
+    };
     let mut expect_outcome = request.expect.as_ref().map(|e| check_expect(e, &fresh.obs));
     if let Some(expect) = request.expect.as_ref().filter(|e| expect_outcome.as_ref().is_some_and(|o| !settled_on(e, o)))
     {
@@ -795,7 +822,7 @@ fn act_settle_observe(
             }
         }
     }
-    Ok(Acted { settle, settle_time, fresh, expect: expect_outcome })
+    Ok(Acted { settle, settle_time, fresh, expect: expect_outcome, typing })
 }
 
 /// What the screen looks like just before an action.

@@ -320,7 +320,7 @@ fn single_char(key: &str) -> Option<char> {
 
 /// Accessible text this long may be cut short by the accessibility source (it reads a bounded prefix),
 /// so its last line need not be the prompt's.
-const AX_TEXT_LIMIT: usize = 1000;
+pub(crate) const AX_TEXT_LIMIT: usize = 1000;
 
 /// The terminal's input line as the screen shows it: the last line of its accessible text (empty for a
 /// bare prompt), else the lowest row of OCR text inside `area` (or the terminal's bounds).

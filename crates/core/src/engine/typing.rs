@@ -1,0 +1,207 @@
+//! Reading typed text back from the element that received it: `[ok]` after `type` means the text is
+//! there, wherever that can be checked.
+//!
+//! The receiver is the one the guards judged: the target, else the focused element, as the pre-action
+//! look showed it (with its text just before typing). After settling, the same element in the fresh
+//! observation must hold exactly one more occurrence of the text than before. When it does not, the screen gets a
+//! short grace to catch up (accessibility reports values through events) and is read again; then, once,
+//! the text is sent the other way ([`TextRoute::Alternate`]: keys where a paste was used, or the
+//! reverse) — but only where nothing half-typed is left behind: when nothing arrived, or when the field
+//! was empty (select all, then the second attempt replaces what the first left). Otherwise the result
+//! says plainly what the field holds. Text with a newline or Tab is not checked: Return may submit the
+//! field and Tab moves focus, so the field's text proves nothing either way.
+
+use std::time::Duration;
+
+use handrail_platform::{Desktop, KeyCombo, Modifiers, PlatformError, SettleWatch, States, TextRoute};
+
+use super::{observe, Aim, Config, Fresh, Probe};
+use crate::guard::terminal::{is_terminal_element, AX_TEXT_LIMIT};
+use crate::identity::{match_elements, IdTracker};
+use crate::observation::{Element, Observation};
+use crate::outcome::TypingCheck;
+
+/// How long the screen may take to show typed text after settling, before it counts as missing.
+const GRACE: Duration = Duration::from_millis(600);
+
+/// The element `type` text goes to, as it was just before typing; `Err` says why it cannot be checked.
+pub(super) fn receiver_before(text: &str, aims: &[Aim], probe: &Probe) -> Result<Element, String> {
+    if text.contains(['\n', '\r', '\t']) {
+        return Err("the text holds a newline or Tab, which may submit the field or move focus".into());
+    }
+    let element = match aims.first() {
+        Some(aim) => {
+            let partner = match_elements(&probe.elements, std::slice::from_ref(&aim.element))[0];
+            partner.map(|i| probe.elements[i].clone()).unwrap_or_else(|| aim.element.clone())
+        }
+        None => match probe.focus.and_then(|i| probe.elements.get(i)) {
+            Some(e) => e.clone(),
+            None => return Err("no element is reported focused, so what received the text cannot be read".into()),
+        },
+    };
+    if element.is_secure() {
+        return Err("a secret field is never read back".into());
+    }
+    if !(element.role.is_text_input() || element.states.contains(States::EDITABLE)) {
+        return Err(format!("the receiving {} holds no text of its own", element.role));
+    }
+    match element.value.as_deref() {
+        None => return Err(format!("the text of the receiving {} cannot be read", element.role)),
+        Some(v) if is_terminal_element(&element) && v.chars().count() >= AX_TEXT_LIMIT => {
+            return Err("the terminal holds more text than accessibility reports".into())
+        }
+        Some(_) => {}
+    }
+    Ok(element)
+}
+
+/// What the element shows compared with what was meant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Arrival {
+    Exact,
+    /// It holds what it held before.
+    Nothing,
+    /// Something else arrived.
+    Wrong,
+}
+
+/// One more occurrence of the text than before is an arrival, whatever else the field did with it (an
+/// address bar completing it inline, a field reformatting around it); two more is text typed twice.
+fn arrival(before: &str, after: &str, text: &str) -> Arrival {
+    if text.is_empty() {
+        return Arrival::Exact;
+    }
+    let new = after.matches(text).count().saturating_sub(before.matches(text).count());
+    match new {
+        1 => Arrival::Exact,
+        // Typing over a selection that held the text already.
+        0 if after == text && before != text => Arrival::Exact,
+        0 if after == before => Arrival::Nothing,
+        _ => Arrival::Wrong,
+    }
+}
+
+/// The receiver in `obs`, and its text.
+fn after<'a>(obs: &'a Observation, before: &Element) -> Option<(&'a Element, &'a str)> {
+    let partner = match_elements(std::slice::from_ref(before), &obs.elements).iter().position(Option::is_some);
+    let e = partner.map(|i| &obs.elements[i])?;
+    Some((e, e.value.as_deref()?))
+}
+
+/// Everything verifying needs from the call that typed.
+pub(super) struct Typed<'a, 'w> {
+    pub desktop: &'a Desktop,
+    pub config: &'a Config,
+    pub tracker: &'a mut IdTracker,
+    pub marks: bool,
+    pub watch: &'a mut (dyn SettleWatch + 'w),
+}
+
+impl Typed<'_, '_> {
+    /// Checks `text` arrived in `before`'s element, retrying once the other way when that is safe;
+    /// `fresh` becomes the latest look and `settle_time` grows by any waiting done here.
+    pub(super) fn verify(
+        &mut self,
+        text: &str,
+        before: &Element,
+        fresh: &mut Fresh,
+        settle_time: &mut Duration,
+    ) -> Result<TypingCheck, PlatformError> {
+        let terminal = is_terminal_element(before);
+        let held = before.value.clone().unwrap_or_default();
+        let first = self.read(text, &held, before, fresh, settle_time)?;
+        let (element, holds, how) = match first {
+            Read::Gone(why) => return Ok(TypingCheck::Unchecked { why }),
+            Read::Holds { element, holds, arrival: Arrival::Exact, .. } => {
+                let _ = holds;
+                return Ok(TypingCheck::Arrived { element });
+            }
+            Read::Holds { element, holds, arrival, focused } => {
+                let safe = focused && !terminal && (arrival == Arrival::Nothing || held.is_empty());
+                if !safe {
+                    return Ok(TypingCheck::NotArrived { element, holds, retried: false });
+                }
+                (element, holds, arrival)
+            }
+        };
+        log::warn!(
+            "typed text did not arrive in {element} ({} chars held, {} meant); sending it again the other way",
+            holds.chars().count(),
+            text.chars().count()
+        );
+        if how == Arrival::Wrong {
+            // The field was empty: select what the first attempt left, so the second replaces it.
+            let select_all = KeyCombo { modifiers: Modifiers { ctrl: true, ..Modifiers::default() }, key: "a".into() };
+            self.desktop.input.key(&select_all)?;
+        }
+        self.desktop.input.type_text_via(text, TextRoute::Alternate)?;
+        *settle_time += self.watch.wait(&self.config.settle)?.waited;
+        *fresh = observe(self.desktop, self.config, self.tracker, None, self.marks)?;
+        let retried = self.read(text, &held, before, fresh, settle_time)?;
+        Ok(match retried {
+            Read::Holds { element, arrival: Arrival::Exact, .. } => {
+                TypingCheck::ArrivedOnRetry { element, first: holds }
+            }
+            Read::Holds { element, holds, .. } => TypingCheck::NotArrived { element, holds, retried: true },
+            Read::Gone(why) => TypingCheck::Unchecked { why },
+        })
+    }
+
+    /// Reads the receiver in `fresh`, giving the screen a short grace when the text is not there yet.
+    fn read(
+        &mut self,
+        text: &str,
+        held: &str,
+        before: &Element,
+        fresh: &mut Fresh,
+        settle_time: &mut Duration,
+    ) -> Result<Read, PlatformError> {
+        let mut graced = false;
+        loop {
+            let Some((e, holds)) = after(&fresh.obs, before) else {
+                return Ok(Read::Gone(format!(
+                    "the receiving {} {:?} is no longer listed after typing",
+                    before.role, before.label
+                )));
+            };
+            let arrival = arrival(held, holds, text);
+            let focused = e.states.contains(States::FOCUSED)
+                || fresh.obs.focus.is_some_and(|i| std::ptr::eq(&fresh.obs.elements[i], e));
+            let read = Read::Holds { element: e.id, holds: holds.to_string(), arrival, focused };
+            if arrival == Arrival::Exact || graced {
+                return Ok(read);
+            }
+            graced = true;
+            if self.watch.wait_for_change(GRACE)? {
+                *settle_time += self.watch.wait(&self.config.settle)?.waited;
+            }
+            *fresh = observe(self.desktop, self.config, self.tracker, None, self.marks)?;
+        }
+    }
+}
+
+enum Read {
+    Holds { element: crate::ids::ElementId, holds: String, arrival: Arrival, focused: bool },
+    Gone(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arrivals() {
+        assert_eq!(arrival("", "héllo", "héllo"), Arrival::Exact);
+        assert_eq!(arrival("ab", "abcd", "cd"), Arrival::Exact);
+        assert_eq!(arrival("ab", "acdb", "cd"), Arrival::Exact, "at a caret inside");
+        assert_eq!(arrival("old", "new", "new"), Arrival::Exact, "over a selection");
+        assert_eq!(arrival("", "example.com/", "exa"), Arrival::Exact, "completed inline");
+        assert_eq!(arrival("ab", "ab", "cd"), Arrival::Nothing);
+        assert_eq!(arrival("", "", "ไทย"), Arrival::Nothing);
+        assert_eq!(arrival("", "ไท", "ไทย"), Arrival::Wrong);
+        assert_eq!(arrival("", "okok", "ok"), Arrival::Wrong, "twice is not exact");
+        assert_eq!(arrival("cd", "cdcd", "cd"), Arrival::Exact);
+        assert_eq!(arrival("$ \n", "$ ls\n", "ls"), Arrival::Exact);
+        assert_eq!(arrival("$ ls\n", "$ ls\n", "ls"), Arrival::Nothing);
+    }
+}

@@ -1,0 +1,117 @@
+//! `type` reads its text back from the element that received it: `[ok]` means the text is there; a
+//! lost or garbled attempt is sent again the other way when nothing half-typed would be left, and is
+//! otherwise reported with what the field holds. What the fields hold is read from the simulated
+//! desktop itself.
+
+mod common;
+
+use common::Fx;
+use handrail_core::{Mode, Outcome, Status, TypingCheck};
+use handrail_platform::AxHealth;
+use handrail_sim::{SimCall, TypingFault, Widget};
+
+fn desk() -> (Fx, handrail_sim::WidgetId, handrail_sim::WidgetId) {
+    let mut fx = Fx::empty();
+    let name = fx.sim.add_widget(fx.win, Widget::entry("Name").at(130, 140, 300, 28));
+    let note = fx.sim.add_widget(fx.win, Widget::entry("Note").at(130, 200, 300, 28).value("ab"));
+    fx.sim.add_widget(fx.win, Widget::spinner().at(500, 140, 30, 30));
+    fx.turn("fill in the form", Mode::Interactive);
+    fx.see();
+    (fx, name, note)
+}
+
+fn type_into(fx: &mut Fx, label: &str, text: &str) -> Outcome {
+    fx.see();
+    fx.on("type", label, &[("text", text)])
+}
+
+fn alternates(fx: &Fx) -> usize {
+    fx.sim.calls().iter().filter(|c| matches!(c, SimCall::TypeTextAlternate(_))).count()
+}
+
+#[test]
+fn text_that_arrived_is_read_back() {
+    let (mut fx, name, note) = desk();
+    for text in ["Ann", " สวัสดี", " 你好 👍"] {
+        let o = type_into(&mut fx, "Name", text);
+        assert_eq!(o.status, Status::Ok, "{}", o.text());
+        assert!(matches!(o.typing, Some(TypingCheck::Arrived { .. })), "{}", o.text());
+        assert!(o.text().contains("typed: arrived"), "{}", o.text());
+    }
+    assert_eq!(fx.sim.widget(name).value, "Ann สวัสดี 你好 👍");
+    let o = type_into(&mut fx, "Note", "cd");
+    assert!(matches!(o.typing, Some(TypingCheck::Arrived { .. })), "{}", o.text());
+    assert_eq!(fx.sim.widget(note).value, "abcd");
+    assert_eq!(alternates(&fx), 0, "no second attempts when the first arrived");
+}
+
+#[test]
+fn a_lost_attempt_is_sent_again_the_other_way() {
+    let (mut fx, name, _) = desk();
+    fx.sim.fail_next_typing(TypingFault::Lost);
+    let o = type_into(&mut fx, "Name", "👍🎉 ok");
+    assert_eq!(o.status, Status::Ok, "{}", o.text());
+    assert!(matches!(o.typing, Some(TypingCheck::ArrivedOnRetry { .. })), "{}", o.text());
+    assert!(o.text().contains("second attempt"), "{}", o.text());
+    assert_eq!(fx.sim.widget(name).value, "👍🎉 ok", "exactly once");
+    assert_eq!(alternates(&fx), 1);
+}
+
+#[test]
+fn a_garbled_attempt_into_an_empty_field_is_replaced() {
+    let (mut fx, name, _) = desk();
+    fx.sim.fail_next_typing(TypingFault::Garbled("ไท?".into()));
+    let o = type_into(&mut fx, "Name", "ไทย");
+    assert!(matches!(o.typing, Some(TypingCheck::ArrivedOnRetry { ref first, .. }) if first == "ไท?"), "{}", o.text());
+    assert_eq!(fx.sim.widget(name).value, "ไทย");
+}
+
+#[test]
+fn a_garbled_attempt_that_cannot_be_undone_safely_is_reported() {
+    let (mut fx, _, note) = desk();
+    fx.sim.fail_next_typing(TypingFault::Garbled("c?".into()));
+    let o = type_into(&mut fx, "Note", "cd");
+    assert_eq!(o.status, Status::Error, "{}", o.text());
+    assert!(o.tag().starts_with("[error"), "{}", o.tag());
+    match &o.typing {
+        Some(TypingCheck::NotArrived { holds, retried, .. }) => {
+            assert_eq!(holds, "abc?");
+            assert!(!retried, "the user's own text would have been retyped");
+        }
+        other => panic!("{other:?}: {}", o.text()),
+    }
+    assert!(o.text().contains("holds \"abc?\""), "{}", o.text());
+    assert_eq!(fx.sim.widget(note).value, "abc?", "nothing more was sent");
+    assert_eq!(alternates(&fx), 0);
+}
+
+#[test]
+fn what_cannot_be_read_back_says_so() {
+    let (mut fx, _, _) = desk();
+    let o = type_into(&mut fx, "Name", "Ann\n");
+    assert!(matches!(o.typing, Some(TypingCheck::Unchecked { ref why }) if why.contains("newline")), "{}", o.text());
+    assert!(o.text().contains("typed: unchecked"), "{}", o.text());
+
+    let (mut fx, _, _) = desk();
+    fx.sim.set_ax_health(AxHealth::Unavailable);
+    fx.see();
+    let o = fx.call(&[("action", "type"), ("text", "Ann")]);
+    assert!(matches!(o.typing, Some(TypingCheck::Unchecked { .. })), "{}", o.text());
+}
+
+#[test]
+fn a_terminal_is_checked_in_its_text() {
+    let mut fx = Fx::empty();
+    let shell =
+        fx.sim.add_widget(fx.win, Widget::terminal("Terminal", Vec::<String>::new()).at(120, 120, 600, 300).focused());
+    fx.turn("list the files", Mode::Unattended);
+    fx.see();
+    let o = fx.call(&[("action", "type"), ("text", "ls -l")]);
+    assert!(matches!(o.typing, Some(TypingCheck::Arrived { .. })), "{}", o.text());
+    // A terminal is never retyped into: what a retry would leave on the line cannot be undone.
+    fx.sim.fail_next_typing(TypingFault::Lost);
+    fx.see();
+    let o = fx.call(&[("action", "type"), ("text", " /tmp")]);
+    assert!(matches!(o.typing, Some(TypingCheck::NotArrived { retried: false, .. })), "{}", o.text());
+    assert_eq!(fx.sim.widget(shell).value, "ls -l");
+}
