@@ -49,6 +49,9 @@
 //! column). The clipboard was exact in every cell and costs ~45 ms (`PASTE_QUIET` dominates), well
 //! under the engine's settle time. Hence the hybrid, which measured 20/20 in every cell.
 //! [`TypingStrategy`] forces one path (the benchmark compares them).
+//! [`Input::type_text_via`] with [`TextRoute::Alternate`] sends each run the other way (pasted where it
+//! would be keys, keys through borrowed keycodes where it would be pasted; newlines and tabs stay keys):
+//! the engine's second attempt after reading back a wrong arrival.
 //!
 //! # The empty Chromium paste (found and fixed)
 //! Symptom: now and then a paste into a Chromium input arrived empty while `type_text` reported
@@ -85,7 +88,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
-use handrail_platform::{Input, KeyCombo, Modifiers, MouseButton, PlatformError, Point, ScrollDirection};
+use handrail_platform::{Input, KeyCombo, Modifiers, MouseButton, PlatformError, Point, ScrollDirection, TextRoute};
 use log::{debug, warn};
 use x11rb::connection::{Connection, RequestConnection as _};
 use x11rb::protocol::xproto::{
@@ -376,6 +379,22 @@ fn pieces(text: &str) -> Result<Vec<Piece<'_>>, PlatformError> {
         out.push(Piece::Run(&text[start..]));
     }
     Ok(out)
+}
+
+/// Whether a run of text goes as key events (else it is pasted). `native` is whether every character of
+/// the run is on the keyboard itself. [`TextRoute::Alternate`] sends each run the other way than
+/// [`TextRoute::Preferred`] would, so a second attempt after a wrong arrival does not repeat the path that
+/// failed (newlines and tabs are keys on both routes: they are not runs).
+fn run_by_keys(strategy: TypingStrategy, route: TextRoute, paste_key: PasteKey, native: bool) -> bool {
+    let preferred = match strategy {
+        TypingStrategy::Keys => true,
+        TypingStrategy::Clipboard => false,
+        TypingStrategy::Auto => paste_key == PasteKey::None || native,
+    };
+    match route {
+        TextRoute::Preferred => preferred,
+        TextRoute::Alternate => !preferred,
+    }
 }
 
 fn lock(m: &Mutex<State>) -> MutexGuard<'_, State> {
@@ -766,7 +785,7 @@ impl X11Input {
         Ok(if mask & u16::from(KeyButMask::LOCK) != 0 { st.keymap.caps_lock_keycode() } else { None })
     }
 
-    fn type_text_inner(&self, text: &str) -> Result<(), PlatformError> {
+    fn type_text_inner(&self, text: &str, route: TextRoute) -> Result<(), PlatformError> {
         let call_start = Instant::now();
         let pieces = pieces(text)?;
         let mut st = self.state()?;
@@ -778,9 +797,9 @@ impl X11Input {
                 None
             }
         };
-        let paste_key = match (strategy, focus) {
-            (TypingStrategy::Keys, _) | (_, None) => PasteKey::CtrlV,
-            (_, Some(w)) => self.paste_key_for(w),
+        let paste_key = match (strategy, route, focus) {
+            (_, _, None) | (TypingStrategy::Keys, TextRoute::Preferred, _) => PasteKey::CtrlV,
+            (_, _, Some(w)) => self.paste_key_for(w),
         };
         let caps = self.caps_lock_on(&st)?;
         let mut held = Held::new(self.c());
@@ -792,13 +811,8 @@ impl X11Input {
             let r = match piece {
                 Piece::Key(ks) => self.type_key(&mut st, &mut held, ks, call_start).map_err(PlatformError::from),
                 Piece::Run(run) => {
-                    let by_keys = match strategy {
-                        TypingStrategy::Keys => true,
-                        TypingStrategy::Clipboard => false,
-                        TypingStrategy::Auto => {
-                            paste_key == PasteKey::None || run.chars().all(|c| Self::native(&st, c))
-                        }
-                    };
+                    let native = run.chars().all(|c| Self::native(&st, c));
+                    let by_keys = run_by_keys(strategy, route, paste_key, native);
                     if by_keys {
                         self.type_keys(&mut st, &mut held, run, call_start).map_err(PlatformError::from)
                     } else {
@@ -962,6 +976,10 @@ impl Input for X11Input {
     }
 
     fn type_text(&self, text: &str) -> Result<(), PlatformError> {
+        self.type_text_via(text, TextRoute::Preferred)
+    }
+
+    fn type_text_via(&self, text: &str, route: TextRoute) -> Result<(), PlatformError> {
         let n = text.chars().count();
         if n > MAX_TEXT_CHARS {
             return Err(PlatformError::Invalid(format!(
@@ -969,9 +987,13 @@ impl Input for X11Input {
             )));
         }
         let start = Instant::now();
-        let r = self.type_text_inner(text);
+        let r = self.type_text_inner(text, route);
         // Typed text is never logged, only its length.
-        debug!("type_text: {n} chars in {:.1} ms ({:?})", start.elapsed().as_secs_f64() * 1e3, r.as_ref().err());
+        debug!(
+            "type_text ({route:?}): {n} chars in {:.1} ms ({:?})",
+            start.elapsed().as_secs_f64() * 1e3,
+            r.as_ref().err()
+        );
         r
     }
 }
@@ -1015,6 +1037,29 @@ mod tests {
         assert_eq!(pieces("สวัสดี 👍").ok(), Some(vec![Piece::Run("สวัสดี 👍")]));
         assert_eq!(pieces("").ok(), Some(vec![]));
         assert!(matches!(pieces("a\u{8}b"), Err(PlatformError::Invalid(_))));
+    }
+
+    #[test]
+    fn the_alternate_route_flips_every_run() {
+        use TypingStrategy::{Auto, Clipboard, Keys};
+        let (pre, alt) = (TextRoute::Preferred, TextRoute::Alternate);
+        // Auto: keyboard text as keys, other scripts pasted; the alternate swaps them.
+        assert!(run_by_keys(Auto, pre, PasteKey::CtrlV, true));
+        assert!(!run_by_keys(Auto, pre, PasteKey::CtrlV, false));
+        assert!(!run_by_keys(Auto, alt, PasteKey::CtrlV, true));
+        assert!(run_by_keys(Auto, alt, PasteKey::CtrlV, false));
+        assert!(!run_by_keys(Auto, pre, PasteKey::ShiftInsert, false));
+        assert!(run_by_keys(Auto, alt, PasteKey::ShiftInsert, false));
+        // Editors with no paste key get keys first; the alternate pastes (shift+Insert).
+        assert!(run_by_keys(Auto, pre, PasteKey::None, false));
+        assert!(!run_by_keys(Auto, alt, PasteKey::None, true));
+        // A forced strategy is the preferred route; the alternate is the other one.
+        for native in [true, false] {
+            assert!(run_by_keys(Keys, pre, PasteKey::CtrlV, native));
+            assert!(!run_by_keys(Keys, alt, PasteKey::CtrlV, native));
+            assert!(!run_by_keys(Clipboard, pre, PasteKey::CtrlV, native));
+            assert!(run_by_keys(Clipboard, alt, PasteKey::CtrlV, native));
+        }
     }
 
     #[test]
