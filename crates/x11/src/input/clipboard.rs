@@ -10,10 +10,14 @@
 //! ConvertSelection, unless we own it already), take the selection with the text, send the paste
 //! keystroke, **wait until the focused application has fetched a data target and then made no request
 //! for [`PASTE_QUIET`]** (a wait on its requests, not a sleep; requests from other clients, such as
-//! clipboard managers, are served but do not count), then restore: take the selection back with the
-//! saved content, or relinquish it if nobody owned it. If nobody asks for the text in time, the text
-//! stays on offer for [`LATE_PASTE_GRACE`] before the restore, so that a slow application pastes what
-//! was typed rather than the user's previous clipboard.
+//! clipboard managers, are served but do not count) and return. The restore — take the selection back
+//! with the saved content, or relinquish it if nobody owned it — runs later, on a thread of its own, once
+//! the pasting application has left the text alone for [`RESTORE_QUIET`]: Chromium goes on checking the
+//! clipboard for hundreds of ms after it fetched the text, and a restore in between emptied its paste
+//! (see the docs of [`super`]). If nobody asks for the text in time, the text stays on offer for at least
+//! [`LATE_PASTE_GRACE`] before the restore, so that a slow application pastes what was typed rather than
+//! the user's previous clipboard. A paste that comes while a restore is pending inherits the saved
+//! content, and a restore never runs once another owner took the selection.
 //!
 //! Limits: targets transferred incrementally (INCR, typically > 256 KiB) are not saved, and content we
 //! restored disappears when the [`Clipboard`] is dropped (as when any clipboard owner exits).
@@ -23,7 +27,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use log::{debug, warn};
+use log::{debug, trace, warn};
 use x11rb::connection::{Connection, RequestConnection as _};
 use x11rb::protocol::xproto::{
     Atom, AtomEnum, ClientMessageEvent, ConnectionExt as _, CreateWindowAux, EventMask, PropMode, SelectionNotifyEvent,
@@ -77,8 +81,16 @@ pub const LATE_PASTE_GRACE: Duration = Duration::from_secs(2);
 /// A paste is complete once the pasting application has fetched a data target and then made no further
 /// request for this long. One fetch is not enough: Chromium reads the text once when the clipboard
 /// changes, then lists TARGETS a dozen times and reads the text again for the actual paste, all within
-/// ~15 ms (measured); restoring after the first read made every Chromium paste come out empty.
+/// ~15 ms (measured); restoring after the first read made every Chromium paste come out empty. This only decides when
+/// `paste` returns; the restore waits for [`RESTORE_QUIET`].
 pub const PASTE_QUIET: Duration = Duration::from_millis(40);
+/// The user's previous clipboard is given back once no client has asked for the pasted content for
+/// this long. Chromium's paste is a sequence of ~17 requests (TARGETS, the text, ten TARGETS, the text
+/// again, TARGETS) made by the renderer one IPC at a time, and the last checks came up to 430 ms after
+/// the paste key on a loaded machine (measured); restoring in between empties the paste.
+pub const RESTORE_QUIET: Duration = Duration::from_millis(1000);
+/// Upper bound on how long the pasted text stays on offer before the previous content comes back.
+pub const RESTORE_MAX: Duration = Duration::from_secs(10);
 /// Bound on waiting for our own PropertyNotify (the server answers immediately; this guards a dead
 /// event thread).
 const STAMP_TIMEOUT: Duration = Duration::from_millis(500);
@@ -204,7 +216,8 @@ impl Clipboard {
 
     /// Pastes `text`: offers it on each of `selections`, calls `keystroke` (which sends the paste key),
     /// waits until the application owning `target` (the focused window; any application when `None`)
-    /// has fetched it and gone quiet ([`PASTE_QUIET`]), then restores each selection's previous content.
+    /// has fetched it and gone quiet ([`PASTE_QUIET`]), and schedules the restore of each selection's
+    /// previous content (see the module docs).
     /// Requests from other clients (clipboard managers fetch every new selection) are served but do not
     /// count. Returns how long the paste took, or `PasteError::Timeout` if the application never asked.
     pub fn paste(
@@ -234,8 +247,11 @@ impl Clipboard {
             }
         }
         let start = Instant::now();
+        trace!("paste: selections taken (content {ids:?}), sending the paste key");
         let sent = keystroke();
-        let fetched = sent.is_ok() && inner.wait_pasted(&ids, target.map(|w| inner.client_of(w)), timeout);
+        trace!("paste: paste key sent");
+        let client = target.map(|w| inner.client_of(w));
+        let fetched = sent.is_ok() && inner.wait_pasted(&ids, client, timeout);
         let waited = start.elapsed();
         // The window read as focused may not be the one that pasted (focus moving, a stale active
         // window): if another client fetched the text after the keystroke, the paste happened. Keep the
@@ -244,34 +260,41 @@ impl Clipboard {
         if fetched_by_other {
             debug!("paste fetched by a client other than the focused window's after {} ms", waited.as_millis());
         }
-        if fetched || sent.is_err() {
-            let restored = inner.restore_all(priors);
-            sent?;
-            restored?;
-            debug!("paste of {} chars fetched after {:.1} ms", text.chars().count(), waited.as_secs_f64() * 1e3);
-            return Ok(waited);
+        if let Err(e) = sent {
+            if let Err(r) = inner.restore_all(priors) {
+                debug!("restoring after a failed paste key: {r}");
+            }
+            return Err(e.into());
         }
-        // Nobody asked in time. Keep offering the text for a while (a late paste then gets what was
-        // typed), then restore, unless a later paste took the selection over (it inherits the prior).
+        // The restore is deferred until every client has left our content alone for RESTORE_QUIET (and,
+        // when nobody fetched it, for at least LATE_PASTE_GRACE): see the module docs for why restoring
+        // as soon as the first fetch went quiet emptied Chromium pastes.
         {
             let mut st = lock(&inner.state);
             for ((sel, prior), id) in priors.into_iter().zip(&ids) {
                 st.pending_restore.insert(sel, (*id, prior));
             }
         }
+        let min_wait = if fetched { Duration::ZERO } else { LATE_PASTE_GRACE };
         let later = Arc::clone(inner);
-        let sels: Vec<Atom> = selections.to_vec();
+        let pairs: Vec<(Atom, u64)> = selections.iter().copied().zip(ids.iter().copied()).collect();
+        let ids_later = ids.clone();
+        let pairs_later = pairs.clone();
         let spawned = std::thread::Builder::new().name("handrail-x11-restore".into()).spawn(move || {
-            std::thread::sleep(LATE_PASTE_GRACE);
-            for sel in sels {
-                later.restore_pending(sel);
+            later.wait_left_alone(&ids_later, client, min_wait);
+            for (sel, id) in pairs_later {
+                later.restore_pending(sel, id);
             }
         });
         if let Err(e) = spawned {
             warn!("cannot schedule the clipboard restore ({e}); restoring now");
-            for &sel in selections {
-                inner.restore_pending(sel);
+            for (sel, id) in pairs {
+                inner.restore_pending(sel, id);
             }
+        }
+        if fetched {
+            debug!("paste of {} chars fetched after {:.1} ms", text.chars().count(), waited.as_secs_f64() * 1e3);
+            return Ok(waited);
         }
         if fetched_by_other {
             return Ok(waited);
@@ -396,6 +419,24 @@ impl Inner {
                 _ => false,
             },
         };
+        if log::log_enabled!(log::Level::Trace) {
+            let name = |a: Atom| {
+                self.c()
+                    .get_atom_name(a)
+                    .ok()
+                    .and_then(|c| c.reply().ok())
+                    .map_or_else(|| a.to_string(), |r| String::from_utf8_lossy(&r.name).into_owned())
+            };
+            trace!(
+                "selection request: {} {} from {:#x} time {} (owned at {}): {}",
+                name(req.selection),
+                name(req.target),
+                req.requestor,
+                req.time,
+                content.as_ref().map_or(0, |c| c.acquired),
+                if ok { "served" } else { "refused" }
+            );
+        }
         let notify = SelectionNotifyEvent {
             response_type: SELECTION_NOTIFY_EVENT,
             sequence: 0,
@@ -643,6 +684,32 @@ impl Inner {
         }
     }
 
+    /// Waits until `client` (any client when `None`; others, such as a clipboard manager or a test
+    /// reading the clipboard, do not hold the restore back) has not asked for content `ids` for
+    /// [`RESTORE_QUIET`], and at least `min_wait` has passed, bounded by [`RESTORE_MAX`] (the user's clipboard comes back even if a client keeps
+    /// polling), or until the selections were taken over (the restore then has nothing to do).
+    fn wait_left_alone(&self, ids: &[u64], client: Option<u32>, min_wait: Duration) {
+        let start = Instant::now();
+        let mut st = lock(&self.state);
+        loop {
+            let ours = st.content.values().any(|c| ids.contains(&c.id));
+            let last = st
+                .requests
+                .iter()
+                .filter(|r| ids.contains(&r.content) && client.is_none_or(|c| c == r.client))
+                .map(|r| r.at)
+                .max();
+            let quiet_from = last.map_or(start, |l| l.max(start));
+            let now = Instant::now();
+            let wake = (quiet_from + RESTORE_QUIET).max(start + min_wait).min(start + RESTORE_MAX);
+            if !ours || st.dead || now >= wake {
+                trace!("restore after {:.1} ms", start.elapsed().as_secs_f64() * 1e3);
+                return;
+            }
+            st = self.changed.wait_timeout(st, wake - now).unwrap_or_else(PoisonError::into_inner).0;
+        }
+    }
+
     /// Gives `selection` back its previous content.
     fn restore(&self, selection: Atom, prior: Prior) -> Result<(), X11Error> {
         match prior {
@@ -676,8 +743,15 @@ impl Inner {
     }
 
     /// Runs a restore scheduled by a paste that timed out, if no later paste took it over.
-    fn restore_pending(&self, selection: Atom) {
-        let pending = lock(&self.state).pending_restore.remove(&selection);
+    fn restore_pending(&self, selection: Atom, paste: u64) {
+        let pending = {
+            let mut st = lock(&self.state);
+            // A later paste took the selection over: its own restore gives the prior back.
+            match st.pending_restore.get(&selection) {
+                Some((id, _)) if *id == paste => st.pending_restore.remove(&selection),
+                _ => None,
+            }
+        };
         if let Some((id, prior)) = pending {
             let still_ours = lock(&self.state).content.get(&selection).is_some_and(|c| c.id == id);
             if still_ours {
