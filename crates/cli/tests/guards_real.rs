@@ -174,6 +174,9 @@ fn keyboard_paths_around_the_guards_are_refused_on_real_apps() {
     let o = agent.call(&[("action", "open_url"), ("url", &serve_page(PAGE))]);
     assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
     refused(&agent.on("click", "button", "Delete account", &[]), "destructive_target");
+    // What is typed into a web input is read back from the page's accessible value.
+    let o = agent.on("type", "entry", "Display name", &[("text", "Ann 👍 สวัสดี")]);
+    assert!(matches!(o.typing, Some(handrail_core::TypingCheck::Arrived { .. })), "{}", o.text());
     let o = agent.on("click", "button", "Save", &[]);
     assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
     assert_eq!(agent.key("tab").status, Status::Ok);

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use handrail_core::{Config, Engine, Mode, RawArgs, Status, Turn, Vision};
+use handrail_core::{Config, Engine, Mode, RawArgs, Status, Turn, TypingCheck, Vision};
 use handrail_platform::absent::{NoAccessibility, NoOcr};
 use handrail_sandbox::{Sandbox, SandboxOptions, REMOVED_ENV};
 use handrail_testkit::LineApp;
@@ -59,6 +59,8 @@ fn the_engine_drives_a_real_desktop() {
     let o = engine.call_args(&args(&[("action", "type"), ("text", typed)]));
     assert_eq!(o.status, Status::Ok, "{}", o.text());
     assert!(app.wait_for(|l| l == format!("name={typed}")).is_some(), "the app received exactly the text");
+    // Without accessibility nothing can be read back, and the result says so rather than claim it.
+    assert!(matches!(o.typing, Some(TypingCheck::Unchecked { .. })), "{}", o.text());
     assert!(o.timings.settled == Some(true), "{}", o.text());
 
     // Pressing a bare modifier changes nothing, and the engine says so.
@@ -130,6 +132,9 @@ fn the_engine_targets_real_widgets_by_element_id() {
     let o = on(&mut engine, "type", "entry", "Name", &[("text", "Grace Hopper"), ("expect", "text:Grace Hopper")]);
     assert_eq!(o.tag(), "[ok+verified]", "{}", o.text());
     assert!(app.wait_for(|l| l == "name=Grace Hopper").is_some());
+    // Read back from the entry itself through accessibility.
+    assert!(matches!(o.typing, Some(TypingCheck::Arrived { .. })), "{}", o.text());
+    assert!(o.text().contains("typed: arrived"), "{}", o.text());
 
     // The password field, the destructive button: refused, and the app never hears of it.
     let o = on(&mut engine, "type", "password_entry", "Password", &[("text", "hunter2")]);
