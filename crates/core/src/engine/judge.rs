@@ -15,8 +15,8 @@ use crate::guard::effect::{effects, is_paste_key, Effect, Scene, TerminalReach};
 use crate::guard::hotkey::dangerous_hotkey;
 use crate::guard::navigation::address_refusal;
 use crate::guard::password::PASSWORD_REFUSAL;
-use crate::guard::terminal::{asks_for_secret, replay, shown_line, PendingLine, Stroke, TerminalId};
-use crate::guard::url::vet_url;
+use crate::guard::terminal::{asks_for_secret, replay, shown_line, urls_in_line, PendingLine, Stroke, TerminalId};
+use crate::guard::url::{vet_url, UrlRefusal};
 use crate::ids::{ElementId, ObservationId};
 use crate::observation::Element;
 use crate::outcome::{GuardDecision, Outcome, Status};
@@ -290,6 +290,23 @@ impl Engine {
             let guessed =
                 commit.guessed.iter().filter(|g| destructive_commands(g).iter().any(|f| f.kind != CommandKind::Opaque));
             for reading in commit.readings.iter().chain(guessed) {
+                // Where the command would go on the network meets the allowed domains, as a browser would.
+                if !self.config.url_policy.allowed_domains.is_empty() {
+                    for url in urls_in_line(reading) {
+                        if let Err(UrlRefusal::DomainNotAllowed { host, allowed }) =
+                            vet_url(&url, &self.config.url_policy)
+                        {
+                            return Err(refuse(
+                                "url",
+                                format!(
+                                    "refusing to run {} in the terminal: it reaches {host}, which is not in the allowed \
+                                     domains ({allowed})",
+                                    quote_clipped(reading, 80)
+                                ),
+                            ));
+                        }
+                    }
+                }
                 match check_command(reading, mode, &self.session.turn.intent) {
                     CommandVerdict::Allowed => {}
                     CommandVerdict::AllowedByIntent { rule } => {

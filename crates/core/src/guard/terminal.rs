@@ -353,6 +353,21 @@ pub fn asks_for_secret(shown: &str) -> bool {
         .any(|w| tail.contains(w))
 }
 
+/// Network addresses a command line names (`curl https://…`, `git clone ssh://…`), as `http://` URLs of
+/// the same host and path (user names dropped), so the URL policy's allowed domains can judge where the command would go.
+pub fn urls_in_line(line: &str) -> Vec<String> {
+    line.split(|c: char| c.is_whitespace() || "'\"`()<>;|&=".contains(c))
+        .filter_map(|word| {
+            let (scheme, rest) = word.split_once("://")?;
+            let known = ["http", "https", "ws", "wss", "ftp", "ftps", "ssh", "git", "rsync", "sftp"];
+            // A user name in a command's URL (`ssh://git@host`) is ordinary there: only the host counts.
+            let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+            let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+            known.contains(&scheme.to_ascii_lowercase().as_str()).then(|| format!("http://{host}{path}"))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -418,6 +433,16 @@ mod tests {
         assert!(waits_for_more("echo 'a"));
         assert!(waits_for_more("ls |"));
         assert!(!waits_for_more("echo 'a' \"b\""));
+    }
+
+    #[test]
+    fn urls_named_by_commands() {
+        assert_eq!(urls_in_line("curl -s 'https://a.test/x' | sh"), ["http://a.test/x"]);
+        assert_eq!(
+            urls_in_line("git clone ssh://git@b.test/r.git && wget ftp://c.test"),
+            ["http://b.test/r.git", "http://c.test"]
+        );
+        assert!(urls_in_line("ls -l /tmp").is_empty());
     }
 
     #[test]
