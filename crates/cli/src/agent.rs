@@ -6,7 +6,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use handrail_agent::{AgentOptions, Finish, Progress};
-use handrail_core::{Config, Engine, Mode, Vision};
+use handrail_core::{Config, Engine, Knobs, Mode, Vision};
 use handrail_models::chat::ChatClient;
 
 use crate::desktops::{decide_vision, open_desktop, DesktopChoice};
@@ -96,7 +96,15 @@ pub fn run(args: AgentArgs) -> Result<std::process::ExitCode> {
         simulated: args.simulated,
         launch: args.launch.clone(),
     };
-    let config = Config { vision, marks: args.marks, ..Config::default() };
+    // One task is one turn here, and this command has no budget flags: refusals say so.
+    let knobs = Knobs {
+        max_actions: "handrail serve's --max-actions (handrail agent keeps the default; --max-steps bounds the rounds)"
+            .into(),
+        max_observations: "handrail serve's --max-observations (handrail agent keeps the default)".into(),
+        window: "handrail serve's --budget-window".into(),
+        intent: "the task given to handrail agent is the user's request: name the removal in it".into(),
+    };
+    let config = Config { vision, marks: args.marks, knobs, ..Config::default() };
     let (desktop, running) = open_desktop(WHO, &choice, sees, &config.url_policy)?;
     let mut engine = Engine::new(desktop, config);
     let mut trace = match &args.trace {

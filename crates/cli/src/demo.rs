@@ -159,7 +159,8 @@ const INTENT: &str = "Write a note titled Groceries and save it";
 /// A server over `desktop` that records into `trace`.
 fn server(desktop: handrail_platform::Desktop, vision: Vision, trace: TraceWriter) -> Result<HandrailServer> {
     let engine = Engine::new(desktop, Config { vision, ..Config::default() });
-    let defaults = TurnDefaults { id: TURN.into(), intent: INTENT.into(), mode: Mode::Interactive };
+    let defaults =
+        TurnDefaults { id: TURN.into(), intent: INTENT.into(), mode: Mode::Interactive, ..TurnDefaults::default() };
     HandrailServer::start(engine, defaults, None, Some(trace), ServerOptions::default()).context("starting the server")
 }
 

@@ -2,10 +2,11 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
-use handrail_core::{Budgets, Config, Engine, Mode};
+use handrail_core::{Budgets, Config, Engine, Mode, TurnSource};
 use handrail_mcp::{AuditLog, HandrailServer, HttpOptions, ImageRoots, ServerOptions, TurnDefaults};
 
 use crate::desktops::{open_desktop, DesktopChoice};
@@ -70,6 +71,14 @@ pub struct ServeArgs {
     /// see/inspect calls per interactive turn.
     #[arg(long, value_name = "N")]
     max_observations: Option<u32>,
+    /// For clients that send no turn ids: a call after this many seconds without calls starts a new
+    /// turn (default 600: ten of the slowest model steps, so one task is not cut into turns).
+    #[arg(long, value_name = "SECONDS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
+    idle_gap: u64,
+    /// For clients that send no turn ids: the action ceiling and observation budget also refill every
+    /// this many seconds (default 300), so the tool never locks for good.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
+    budget_window: u64,
     /// A file holding the HTTP bearer token (instead of HANDRAIL_TOKEN).
     #[arg(long, value_name = "FILE", requires = "http")]
     token_file: Option<PathBuf>,
@@ -114,6 +123,12 @@ fn config(args: &ServeArgs) -> Result<Config> {
     if mutations == 0 || observations == 0 {
         bail!("--max-actions and --max-observations must be at least 1");
     }
+    if args.unattended {
+        // Unattended turns keep their smaller ceiling even when --max-actions raises the interactive one.
+        config.knobs.max_actions = format!("--max-actions N (unattended: at most {})", config.unattended.mutations);
+        config.knobs.max_observations =
+            format!("--max-observations N (unattended: at most {})", config.unattended.observations);
+    }
     config.url_policy.allowed_domains = args.allowed_domains.clone();
     config.marks = args.marks;
     Ok(config)
@@ -137,6 +152,10 @@ pub fn run(args: ServeArgs) -> Result<()> {
         id: args.turn_id.clone(),
         intent: args.intent.clone(),
         mode: if args.unattended { Mode::Unattended } else { Mode::Interactive },
+        source: TurnSource::Inferred {
+            idle_gap: Duration::from_secs(args.idle_gap),
+            window: Duration::from_secs(args.budget_window),
+        },
     };
     let audit = match &args.audit_log {
         Some(path) => Some(AuditLog::open(path).with_context(|| format!("opening the audit log {}", path.display()))?),

@@ -20,9 +20,9 @@ pub mod request;
 pub mod text;
 pub mod turn;
 
-pub use engine::{Budgets, Config, Confirm, Engine, Turn, Vision, UNSUPPORTED};
+pub use engine::{Budgets, Config, Confirm, Engine, Knobs, Turn, Vision, UNSUPPORTED};
 pub use ids::{ElementId, ObservationId};
 pub use observation::{Element, Observation, Source};
 pub use outcome::{Changes, ExpectOutcome, GuardDecision, Outcome, Status, Timings, TypingCheck};
 pub use request::{ActionKind, ArgError, RawArgs, Request};
-pub use turn::Mode;
+pub use turn::{Mode, TurnSource};

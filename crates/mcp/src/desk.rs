@@ -8,7 +8,8 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use handrail_core::{Confirm, Engine, Mode, Outcome, RawArgs, Turn};
+use handrail_core::turn::next_inferred_id;
+use handrail_core::{Confirm, Engine, Mode, Outcome, RawArgs, Turn, TurnSource};
 use handrail_trace::{Step, TraceWriter};
 use handrail_wire::AuditContext;
 use serde_json::Value;
@@ -85,37 +86,71 @@ pub struct TurnDefaults {
     pub id: String,
     pub intent: String,
     pub mode: Mode,
+    /// How turns that no request names follow each other (idle gap, budget window).
+    pub source: TurnSource,
 }
 
 impl Default for TurnDefaults {
     fn default() -> Self {
-        Self { id: "default".into(), intent: String::new(), mode: Mode::Interactive }
+        Self { id: "default".into(), intent: String::new(), mode: Mode::Interactive, source: TurnSource::inferred() }
     }
 }
 
 /// Decides whether a request continues the current turn or starts a new one.
+///
+/// A request naming a turn id (`handrail/turn`) gets a host turn: a new id starts it, budgets hold per
+/// turn. A request naming none gets inferred turns (`TurnDefaults::source`): the engine starts the next
+/// one after the idle gap; here, a new MCP session or a new intent or mode in `_meta` without a turn id
+/// starts one at once.
 #[derive(Debug)]
 pub struct Turns {
     defaults: TurnDefaults,
     current: Turn,
+    source: TurnSource,
+    /// A client opened a new session since the last call.
+    new_session: bool,
+    /// A call ran in the current turn (a session opened before any call needs no new turn).
+    used: bool,
 }
 
 impl Turns {
     pub fn new(defaults: TurnDefaults) -> Self {
         let current = Turn { id: defaults.id.clone(), intent: defaults.intent.clone(), mode: defaults.mode };
-        Self { defaults, current }
+        let source = defaults.source;
+        Self { defaults, current, source, new_session: false, used: false }
     }
 
     pub fn current(&self) -> &Turn {
         &self.current
     }
 
-    /// `Ok(Some(turn))` when the request starts a new turn, `Ok(None)` when it continues this one.
-    pub fn resolve(&mut self, meta: &TurnMeta) -> Result<Option<Turn>, MetaError> {
+    /// Where the current turn's successors come from.
+    pub fn source(&self) -> TurnSource {
+        self.source
+    }
+
+    /// A client initialised a new session: the next call naming no turn starts a new inferred turn.
+    pub fn session_started(&mut self) {
+        self.new_session |= self.used;
+    }
+
+    /// A call ran in `turn`: the engine may have moved on by itself (an idle gap), so follow it.
+    pub fn ran(&mut self, turn: &Turn, source: TurnSource) {
+        self.follow(turn, source);
+        self.used = true;
+    }
+
+    fn follow(&mut self, turn: &Turn, source: TurnSource) {
+        self.used &= *turn == self.current;
+        self.current = turn.clone();
+        self.source = source;
+    }
+
+    /// `Ok(Some((turn, source)))` when the request starts a new turn, `Ok(None)` when it continues this one.
+    pub fn resolve(&mut self, meta: &TurnMeta) -> Result<Option<(Turn, TurnSource)>, MetaError> {
+        let new_session = std::mem::take(&mut self.new_session);
         let Some(id) = meta.id.as_ref() else {
-            // No turn named: intent or mode alone apply to the current turn only if they agree with it.
-            self.check_same(meta)?;
-            return Ok(None);
+            return self.resolve_unnamed(meta, new_session);
         };
         if *id == self.current.id {
             self.check_same(meta)?;
@@ -128,8 +163,30 @@ impl Turns {
             intent: meta.intent.clone().unwrap_or_default(),
             mode: meta.mode.unwrap_or(self.defaults.mode),
         };
-        self.current = turn.clone();
-        Ok(Some(turn))
+        self.follow(&turn, TurnSource::Host);
+        Ok(Some((turn, TurnSource::Host)))
+    }
+
+    /// A request naming no turn.
+    fn resolve_unnamed(&mut self, meta: &TurnMeta, new_session: bool) -> Result<Option<(Turn, TurnSource)>, MetaError> {
+        if self.source == TurnSource::Host {
+            // The current turn is a host's: intent or mode alone apply to it only if they agree with it.
+            self.check_same(meta)?;
+            return Ok(None);
+        }
+        let intent_changed = meta.intent.as_ref().is_some_and(|i| *i != self.current.intent);
+        let mode_changed = meta.mode.is_some_and(|m| m != self.current.mode);
+        if !(new_session || intent_changed || mode_changed) {
+            return Ok(None);
+        }
+        let turn = Turn {
+            id: next_inferred_id(&self.current.id),
+            intent: meta.intent.clone().unwrap_or_else(|| self.current.intent.clone()),
+            mode: meta.mode.unwrap_or(self.current.mode),
+        };
+        let source = self.defaults.source;
+        self.follow(&turn, source);
+        Ok(Some((turn, source)))
     }
 
     fn check_same(&self, meta: &TurnMeta) -> Result<(), MetaError> {
@@ -211,7 +268,10 @@ impl Desk {
         let (jobs, inbox) = mpsc::channel::<Job>();
         let audit = audit.map(|a| Arc::new(Mutex::new(a)));
         let turns = Arc::new(Mutex::new(Turns::new(defaults)));
-        engine.begin_turn(turns.lock().map(|t| t.current().clone()).unwrap_or_default());
+        match turns.lock() {
+            Ok(t) => engine.begin_turn_from(t.current().clone(), t.source()),
+            Err(_) => engine.begin_turn_from(Turn::default(), TurnSource::inferred()),
+        }
         let thread_audit = audit.clone();
         let thread_turns = turns.clone();
         std::thread::Builder::new().name("handrail-engine".into()).spawn(move || {
@@ -257,6 +317,13 @@ impl Desk {
         }
     }
 
+    /// A client initialised a new MCP session: for clients that name no turns, a new turn begins.
+    pub fn session_started(&self) {
+        if let Ok(mut t) = self.turns.lock() {
+            t.session_started();
+        }
+    }
+
     /// The turn now in effect (for records of calls outside the engine).
     pub fn current_turn(&self) -> Turn {
         self.turns.lock().map(|t| t.current().clone()).unwrap_or_default()
@@ -289,9 +356,10 @@ fn run_job(
         Ok(mut t) => t.resolve(&meta)?,
         Err(_) => None,
     };
-    if let Some(turn) = new_turn {
-        log::info!("turn {:?} begins ({})", turn.id, turn.mode.as_str());
-        engine.begin_turn(turn);
+    if let Some((turn, source)) = new_turn {
+        let how = if source == TurnSource::Host { "named by the host" } else { "inferred" };
+        log::info!("turn {:?} begins ({}, {how})", turn.id, turn.mode.as_str());
+        engine.begin_turn_from(turn, source);
     }
     match confirm {
         Some(c) => engine.set_confirm(c),
@@ -304,6 +372,9 @@ fn run_job(
     };
     engine.clear_confirm();
     let turn = engine.turn().clone();
+    if let Ok(mut t) = turns.lock() {
+        t.ran(&turn, engine.turn_source());
+    }
     if let Some(trace) = trace {
         let step = Step {
             unix_ms: unix_ms(),
@@ -352,12 +423,13 @@ mod tests {
     #[test]
     fn a_new_turn_id_starts_a_turn_and_the_same_id_continues_it() {
         let mut turns =
-            Turns::new(TurnDefaults { id: "cli".into(), intent: "tidy up".into(), mode: Mode::Interactive });
+            Turns::new(TurnDefaults { id: "cli".into(), intent: "tidy up".into(), ..TurnDefaults::default() });
         assert_eq!(turns.resolve(&TurnMeta::default()), Ok(None));
         assert_eq!(turns.current().intent, "tidy up");
 
         let t1 = TurnMeta { id: Some("t1".into()), intent: Some("delete the draft".into()), mode: None };
-        let started = turns.resolve(&t1).expect("ok").expect("new turn");
+        let (started, source) = turns.resolve(&t1).expect("ok").expect("new turn");
+        assert_eq!(source, TurnSource::Host);
         assert_eq!(
             (started.id.as_str(), started.intent.as_str(), started.mode),
             ("t1", "delete the draft", Mode::Interactive)
@@ -369,7 +441,36 @@ mod tests {
         assert_eq!(turns.resolve(&changed), Err(MetaError::Changed("t1".into(), "intent")));
 
         // A host-named turn without an intent has none: the command-line intent is not inherited.
-        let t2 = turns.resolve(&TurnMeta { id: Some("t2".into()), ..TurnMeta::default() }).expect("ok").expect("new");
+        let (t2, _) =
+            turns.resolve(&TurnMeta { id: Some("t2".into()), ..TurnMeta::default() }).expect("ok").expect("new");
         assert_eq!(t2.intent, "");
+    }
+
+    #[test]
+    fn without_turn_ids_a_new_session_or_a_new_intent_starts_an_inferred_turn() {
+        let mut turns = Turns::new(TurnDefaults { intent: "tidy up".into(), ..TurnDefaults::default() });
+        assert_eq!(turns.resolve(&TurnMeta::default()), Ok(None));
+        // The first session's turn is fresh: it needs no new one.
+        turns.session_started();
+        assert_eq!(turns.resolve(&TurnMeta::default()), Ok(None));
+        let now = turns.current().clone();
+        turns.ran(&now, TurnSource::inferred());
+        turns.session_started();
+        let (t, source) = turns.resolve(&TurnMeta::default()).expect("ok").expect("new turn");
+        assert_eq!((t.id.as_str(), t.intent.as_str(), source), ("default#2", "tidy up", TurnSource::inferred()));
+        assert_eq!(turns.resolve(&TurnMeta::default()), Ok(None));
+
+        // The host's explicit signal: new words from the user, without a turn id.
+        let words = TurnMeta { intent: Some("delete the draft".into()), ..TurnMeta::default() };
+        let (t, _) = turns.resolve(&words).expect("ok").expect("new turn");
+        assert_eq!((t.id.as_str(), t.intent.as_str()), ("default#3", "delete the draft"));
+        assert_eq!(turns.resolve(&words), Ok(None));
+
+        // Once a host names turns, unnamed requests that disagree with its turn are errors, as before.
+        let named = TurnMeta { id: Some("h1".into()), intent: Some("save".into()), mode: None };
+        assert!(turns.resolve(&named).expect("ok").is_some());
+        assert_eq!(turns.resolve(&words), Err(MetaError::Changed("h1".into(), "intent")));
+        turns.session_started();
+        assert_eq!(turns.resolve(&TurnMeta::default()), Ok(None));
     }
 }

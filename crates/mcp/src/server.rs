@@ -10,9 +10,9 @@ use handrail_core::{Confirm, Outcome, Status, Vision};
 use handrail_wire::{decode_args, encode_outcome};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock as Content, ElicitRequest,
-    ElicitRequestParams, ElicitationAction, ElicitationSchema, Implementation, InputRequest, InputRequests,
-    InputRequiredResult, JsonObject, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
-    ServerConfig,
+    ElicitRequestParams, ElicitationAction, ElicitationSchema, Implementation, InitializeRequestParams,
+    InitializeResult, InputRequest, InputRequests, InputRequiredResult, JsonObject, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, Peer, ServerHandler};
@@ -27,7 +27,9 @@ handrail gives you hands on a desktop through the `computer` tool: start with ac
 elements by element_id + observation_id, add expect=… to have the result checked, and observe again \
 after [no_visible_change]. `read_image` shows image files and is separate from the screen. \
 Hosts: pass the turn in request _meta as handrail/turn (id), handrail/intent (the user's own words) \
-and handrail/mode (interactive or unattended); a new turn id resets observations and budgets.";
+and handrail/mode (interactive or unattended); a new turn id resets observations and budgets. Without \
+turn ids, a new session, a new handrail/intent or a pause of the idle gap starts a new turn, and budgets \
+also refill per time window.";
 
 /// The key of the one question an input-required result carries.
 const CONFIRM_KEY: &str = "confirm";
@@ -347,6 +349,17 @@ pub fn computer_result(outcome: &Outcome) -> CallToolResult {
 }
 
 impl ServerHandler for HandrailServer {
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        // A new session is a new conversation: for clients that name no turns, a new turn.
+        self.shared.desk.session_started();
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("handrail", env!("CARGO_PKG_VERSION")))

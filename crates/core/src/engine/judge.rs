@@ -156,7 +156,15 @@ impl Engine {
                         Some(false) => {
                             return Err(refuse("destructive_target", format!("{reason}{via} (the person declined)")))
                         }
-                        None => return Err(refuse("destructive_target", format!("{reason}{via}"))),
+                        None => {
+                            // With no intent at all, say how the user's words can reach the turn.
+                            let how_intent = if turn.intent.trim().is_empty() && turn.mode == Mode::Interactive {
+                                format!("; no user request was given for this turn: {}", self.config.knobs.intent)
+                            } else {
+                                String::new()
+                            };
+                            return Err(refuse("destructive_target", format!("{reason}{via}{how_intent}")));
+                        }
                     }
                 }
             }

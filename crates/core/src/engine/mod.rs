@@ -29,7 +29,7 @@ use crate::outcome::{Changes, ExpectOutcome, GuardDecision, Outcome, Status, Tim
 use crate::render::{quote_clipped, Listing};
 use crate::request::{ActionKind, Command, Expect, ExpectKind, InspectSubject, PointerKind, RawArgs, Request, Target};
 use crate::text::{contains_normalized, contains_phrase, has_unspaced_script, normalize, squash_spaces};
-use crate::turn::Mode;
+use crate::turn::{next_inferred_id, Mode, TurnSource};
 
 mod judge;
 mod typing;
@@ -81,6 +81,35 @@ pub struct Config {
     pub marks: bool,
     /// Seeds the per-call boundary markers.
     pub seed: u64,
+    /// How refusals name the settings that change them.
+    pub knobs: Knobs,
+}
+
+/// How `[limit]` and intent refusals tell the model which setting changes them, in the words of the
+/// edge in use (its flags, its protocol). The defaults are `handrail serve`'s.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Knobs {
+    /// What sets the action ceiling.
+    pub max_actions: String,
+    /// What sets the observation budget.
+    pub max_observations: String,
+    /// What sets the budget window (turns the edge infers).
+    pub window: String,
+    /// How the user's words reach the turn, for a refusal that had no intent to go by.
+    pub intent: String,
+}
+
+impl Default for Knobs {
+    fn default() -> Self {
+        Self {
+            max_actions: "--max-actions N".into(),
+            max_observations: "--max-observations N".into(),
+            window: "--budget-window SECONDS".into(),
+            intent: "a host passes the user's own words in the request's _meta as \"handrail/intent\" (with \
+                     \"handrail/turn\"); a person starting the server passes --intent \"<the request>\"; a host with MCP elicitation asks the person instead"
+                .into(),
+        }
+    }
 }
 
 impl Default for Config {
@@ -98,6 +127,7 @@ impl Default for Config {
             listing: Listing::default(),
             marks: false,
             seed: 0x5eed,
+            knobs: Knobs::default(),
         }
     }
 }
@@ -121,6 +151,11 @@ pub trait Confirm: Send {
 #[derive(Debug, Default)]
 struct Session {
     turn: Turn,
+    source: TurnSource,
+    /// When the latest call ended (inferred turns: the idle gap counts from here).
+    last_call: Option<Duration>,
+    /// When the budget window began (inferred turns; `None` until a call is counted after a refill).
+    window_start: Option<Duration>,
     latest: Option<Arc<Observation>>,
     tracker: IdTracker,
     last_observation: u64,
@@ -241,8 +276,17 @@ impl Engine {
     /// Starts a turn: older observation ids become invalid, budgets refill, remembered targets are
     /// forgotten. Ids keep counting so none is ever reused.
     pub fn begin_turn(&mut self, turn: Turn) {
+        self.begin_turn_from(turn, TurnSource::Host);
+    }
+
+    /// Starts a turn whose successors come from `source`: the host's, or inferred from idle time (see
+    /// [`TurnSource`]).
+    pub fn begin_turn_from(&mut self, turn: Turn, source: TurnSource) {
         let s = &mut self.session;
         s.turn = turn;
+        s.source = source;
+        s.last_call = None;
+        s.window_start = None;
         s.latest = None;
         s.tracker.forget();
         s.mutations = 0;
@@ -251,6 +295,58 @@ impl Engine {
         s.unchanged = None;
         // A person may have typed at the prompt between turns.
         s.terminal = None;
+    }
+
+    /// Where this turn's successors come from.
+    pub fn turn_source(&self) -> TurnSource {
+        self.session.source
+    }
+
+    /// Without host turns: a call after the idle gap starts the next inferred turn, and a budget window
+    /// that has passed refills the budgets.
+    fn infer_turn(&mut self) {
+        let TurnSource::Inferred { idle_gap, window } = self.session.source else {
+            return;
+        };
+        let now = self.desktop.clock.now();
+        if let Some(idle) = self.session.last_call.map(|t| now.saturating_sub(t)).filter(|idle| *idle >= idle_gap) {
+            let turn = Turn { id: next_inferred_id(&self.session.turn.id), ..self.session.turn.clone() };
+            log::info!("turn {:?} begins: the client was idle for {} s", turn.id, idle.as_secs());
+            self.begin_turn_from(turn, TurnSource::Inferred { idle_gap, window });
+            return;
+        }
+        if self.session.window_start.is_some_and(|start| now.saturating_sub(start) >= window) {
+            self.session.window_start = None;
+            self.session.mutations = 0;
+            self.session.observations = 0;
+        }
+    }
+
+    /// Counts a call against the window (inferred turns), opening the window at the first one.
+    fn open_window(&mut self) {
+        if self.session.window_start.is_none() {
+            self.session.window_start = Some(self.desktop.clock.now());
+        }
+    }
+
+    /// What a `[limit]` says about when calls are accepted again and what changes the limit.
+    fn refill_note(&self, knob: &str) -> String {
+        match self.session.source {
+            TurnSource::Host => format!("the next turn refills it; {knob} changes it"),
+            TurnSource::Inferred { window, .. } => {
+                let now = self.desktop.clock.now();
+                let start = self.session.window_start.unwrap_or(now);
+                let left = (start + window).saturating_sub(now);
+                // Whole seconds, rounded up: at that time the call is accepted.
+                let secs = left.as_secs() + u64::from(left.subsec_nanos() > 0);
+                format!(
+                    "this host sends no turns, so it holds per {} s window: calls are accepted again in {secs} s; \
+                     {knob} changes it, {} the window",
+                    window.as_secs(),
+                    self.config.knobs.window
+                )
+            }
+        }
     }
 
     fn budgets(&self) -> Budgets {
@@ -327,6 +423,7 @@ impl Engine {
     }
 
     fn run(&mut self, request: Request) -> Outcome {
+        self.infer_turn();
         let started = self.desktop.clock.now();
         self.session.marks = request.marks.unwrap_or(self.config.marks);
         let mut outcome = self.run_inner(&request);
@@ -343,6 +440,7 @@ impl Engine {
             outcome.boundary = self.next_boundary();
         }
         outcome.listing = self.config.listing;
+        self.session.last_call = Some(self.desktop.clock.now());
         log::info!(
             "turn={} action={} status={} guard={:?} total_ms={}",
             self.session.turn.id,
@@ -362,14 +460,19 @@ impl Engine {
         // Budgets.
         let budgets = self.budgets();
         let mode = self.session.turn.mode;
+        let per = match self.session.source {
+            TurnSource::Host => "of this turn",
+            TurnSource::Inferred { .. } => "of this turn and window",
+        };
         if action.is_observation() {
             if self.session.observations >= budgets.observations {
+                let note = self.refill_note(&self.config.knobs.max_observations);
                 return bare(
                     Status::Limit,
                     Some(action),
                     summary,
                     Some(format!(
-                        "the observation budget of this turn ({} see/inspect calls, {} mode) is used up; the next turn refills it",
+                        "the observation budget {per} ({} see/inspect calls, {} mode) is used up; {note}",
                         budgets.observations,
                         mode.as_str()
                     )),
@@ -377,12 +480,13 @@ impl Engine {
                 );
             }
         } else if self.session.mutations >= budgets.mutations {
+            let note = self.refill_note(&self.config.knobs.max_actions);
             return bare(
                 Status::Limit,
                 Some(action),
                 summary,
                 Some(format!(
-                    "the action ceiling of this turn ({} actions, {} mode) is reached; the next turn refills it",
+                    "the action ceiling {per} ({} actions, {} mode) is reached; {note}",
                     budgets.mutations,
                     mode.as_str()
                 )),
@@ -533,6 +637,7 @@ impl Engine {
     }
 
     fn see(&mut self, action: ActionKind, summary: String) -> Outcome {
+        self.open_window();
         self.session.observations += 1;
         self.session.unchanged = None;
         match self.fresh(None) {
@@ -565,6 +670,7 @@ impl Engine {
                 self.latest_id(),
             );
         }
+        self.open_window();
         self.session.observations += 1;
         self.session.unchanged = None;
         match self.fresh(Some(region)) {
@@ -641,6 +747,7 @@ impl Engine {
         // Whatever happens next, the line is only known again if this input reaches its terminal.
         self.session.terminal = None;
 
+        self.open_window();
         self.session.mutations += 1;
         let typed_into = match &request.command {
             Command::Type { text, .. } => Some(typing::receiver_before(text, &aims, &probe)),
