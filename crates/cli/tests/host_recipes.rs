@@ -247,7 +247,8 @@ fn a_client_without_meta_runs_200_actions_without_locking() {
         .collect();
     let mut client = Client::start(handrail(), &args, &std::env::temp_dir());
     client.initialize();
-    assert!(client.computer(json!({"action": "see"})).starts_with("[ok]"));
+    let first = client.computer(json!({"action": "see"}));
+    assert!(first.starts_with("[ok]"), "{first}");
     let (mut done, mut limits) = (0, 0);
     let started = Instant::now();
     while done < 200 {
