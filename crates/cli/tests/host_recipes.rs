@@ -7,6 +7,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -208,8 +209,13 @@ impl Drop for Client {
     }
 }
 
+/// One sandbox at a time: two sandboxes started at once by separate processes can pick the same free
+/// display number, and the first to stop takes the other's X server with it.
+static SERIAL: Mutex<()> = Mutex::new(());
+
 #[test]
 fn every_readme_host_recipe_parses_and_starts_the_server_as_written() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let readme =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md")).expect("README");
     let found = recipes(&readme);
@@ -241,6 +247,7 @@ fn wait_secs(text: &str) -> u64 {
 
 #[test]
 fn a_client_without_meta_runs_200_actions_without_locking() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let args: Vec<String> = ["serve", "--sandbox", "--vision", "yes", "--max-actions", "8", "--budget-window", "6"]
         .iter()
         .map(|s| s.to_string())
