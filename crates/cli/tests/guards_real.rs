@@ -5,7 +5,10 @@
 
 use std::time::{Duration, Instant};
 
-use handrail_core::{Config, Engine, GuardDecision, Mode, Outcome, RawArgs, Status, Turn, Vision};
+mod common;
+
+use common::Agent;
+use handrail_core::{Config, Engine, GuardDecision, Mode, Outcome, Status, Vision};
 use handrail_platform::Windows as _;
 use handrail_sandbox::{Sandbox, SandboxOptions, REMOVED_ENV};
 use handrail_testkit::{serve_page, LineApp};
@@ -39,23 +42,7 @@ fn gtk_app(sandbox: &Sandbox, script: &str) -> LineApp {
     app
 }
 
-fn args(pairs: &[(&str, &str)]) -> RawArgs {
-    RawArgs::from_pairs(pairs).unwrap_or_else(|e| panic!("bad test arguments: {e}"))
-}
-
-struct Agent {
-    engine: Engine,
-}
-
 impl Agent {
-    fn call(&mut self, pairs: &[(&str, &str)]) -> Outcome {
-        self.engine.call_args(&args(pairs))
-    }
-
-    fn turn(&mut self, id: &str, intent: &str, mode: Mode) {
-        self.engine.begin_turn(Turn { id: id.into(), intent: intent.into(), mode });
-    }
-
     /// Observes until an accessible element labelled `label` (of `role`) is listed; its id.
     fn find(&mut self, role: &str, label: &str) -> String {
         let deadline = Instant::now() + Duration::from_secs(40);
@@ -81,14 +68,6 @@ impl Agent {
         let mut pairs = vec![("action", action), ("observation_id", obs.as_str()), ("element_id", id.as_str())];
         pairs.extend_from_slice(extra);
         self.call(&pairs)
-    }
-
-    fn key(&mut self, keys: &str) -> Outcome {
-        self.call(&[("action", "key"), ("keys", keys)])
-    }
-
-    fn type_text(&mut self, text: &str) -> Outcome {
-        self.call(&[("action", "type"), ("text", text)])
     }
 
     /// Observes until the focused element is the `role` labelled `label`.

@@ -7,40 +7,15 @@ use std::path::{Path, PathBuf};
 use std::process::Child;
 use std::time::{Duration, Instant};
 
-use handrail_core::{Config, Engine, GuardDecision, Mode, Outcome, RawArgs, Status, Turn, Vision};
+mod common;
+
+use common::Agent;
+use handrail_core::{Config, Engine, GuardDecision, Mode, Outcome, Status, Vision};
 use handrail_sandbox::{Sandbox, SandboxOptions, REMOVED_ENV};
 use handrail_x11::windows::LaunchEnv;
 use handrail_x11::{X11Desktop, X11Options};
 
-fn args(pairs: &[(&str, &str)]) -> RawArgs {
-    RawArgs::from_pairs(pairs).unwrap_or_else(|e| panic!("bad test arguments: {e}"))
-}
-
-struct Agent {
-    engine: Engine,
-}
-
 impl Agent {
-    fn call(&mut self, pairs: &[(&str, &str)]) -> Outcome {
-        self.engine.call_args(&args(pairs))
-    }
-
-    fn turn(&mut self, id: &str, intent: &str, mode: Mode) {
-        self.engine.begin_turn(Turn { id: id.into(), intent: intent.into(), mode });
-    }
-
-    fn see(&mut self) -> Outcome {
-        self.call(&[("action", "see")])
-    }
-
-    fn key(&mut self, keys: &str) -> Outcome {
-        self.call(&[("action", "key"), ("keys", keys)])
-    }
-
-    fn type_text(&mut self, text: &str) -> Outcome {
-        self.call(&[("action", "type"), ("text", text)])
-    }
-
     /// Brings the window of `class` to the front (as a person clicking it would) and observes until
     /// it is there.
     fn front_is(&mut self, sandbox: &Sandbox, class: &str) {
