@@ -152,7 +152,8 @@ pub fn open_desktop(who: &str, choice: &DesktopChoice, sees: bool, policy: &UrlP
         return Ok((not_opened_desktop(), running));
     }
     if choice.simulated {
-        let mut desktop = crate::demo::simulated_scene().desktop();
+        // A real client idles in real time: idle-gap turns and budget windows must see it pass.
+        let mut desktop = crate::demo::simulated_scene().follow_wall_clock().desktop();
         desktop.encoder = handrail_imaging::encoder(handrail_imaging::ImageFormat::default());
         return Ok((desktop, running));
     }

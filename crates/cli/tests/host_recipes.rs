@@ -285,3 +285,47 @@ fn a_client_without_meta_runs_200_actions_without_locking() {
     assert!(limits >= 1, "the ceiling was never met: the test proves nothing");
     client.stop();
 }
+
+#[test]
+fn the_simulated_server_counts_real_time_for_budget_windows_and_idle_turns() {
+    // The simulated desktop's own clock only moves when the engine waits; a client idling in real time
+    // must still see the window refill and an idle gap start a new turn.
+    let args: Vec<String> =
+        ["serve", "--simulated", "--vision", "yes", "--max-actions", "3", "--budget-window", "2", "--idle-gap", "4"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+    let mut client = Client::start(handrail(), &args, &std::env::temp_dir());
+    client.initialize();
+    let first = client.computer(json!({"action": "see"}));
+    assert!(first.starts_with("[ok]"), "{first}");
+    let (mut done, mut limits) = (0, 0);
+    while done < 9 {
+        let key = if done % 2 == 0 { "shift" } else { "ctrl" };
+        let text = client.computer(json!({"action": "key", "keys": key}));
+        if text.starts_with("[limit]") {
+            limits += 1;
+            let wait = wait_secs(&text);
+            assert!((1..=2).contains(&wait), "{text}");
+            std::thread::sleep(Duration::from_secs(wait));
+        } else {
+            assert!(text.starts_with("[ok]") || text.starts_with("[no_visible_change]"), "action {done}: {text}");
+            done += 1;
+        }
+        assert!(limits <= 6, "locked after {done} actions: {text}");
+    }
+    assert!(limits >= 2, "three actions per two seconds were never exceeded: the test proves nothing");
+    // An idle gap starts a new turn: the observation from before it is no longer current.
+    let seen = client.computer(json!({"action": "see"}));
+    let word = |prefix: &str| {
+        seen.split(|c: char| !c.is_alphanumeric() && c != '_')
+            .find(|w| w.strip_prefix(prefix).is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit())))
+            .unwrap_or_else(|| panic!("no {prefix}N in {seen}"))
+            .to_string()
+    };
+    let (obs, element) = (word("obs_"), word("e"));
+    std::thread::sleep(Duration::from_millis(4500));
+    let after = client.computer(json!({"action": "hover", "element_id": element, "observation_id": obs}));
+    assert!(after.starts_with("[stale]"), "after the idle gap: {after}");
+    client.stop();
+}

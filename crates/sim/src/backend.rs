@@ -342,7 +342,7 @@ pub(crate) struct SimClock(pub(crate) Shared);
 
 impl Clock for SimClock {
     fn now(&self) -> Duration {
-        self.0.lock().now
+        self.0.lock().clock_now()
     }
 }
 

@@ -283,6 +283,15 @@ impl SimDesktop {
         self.shared.lock().advance_by(by);
     }
 
+    /// Makes the desktop's clock also count real time: each reading adds the wall-clock time passed
+    /// since the previous one (waits still jump ahead instantly). For a server that a real client
+    /// talks to, where idle gaps and per-window budgets are measured in real seconds; tests that want
+    /// determinism leave it off.
+    pub fn follow_wall_clock(&self) -> &Self {
+        self.shared.lock().follow_wall_clock();
+        self
+    }
+
     // ---- the world changing by itself (a person at the keyboard, an app updating) ----
 
     fn act(&self, action: Action) {

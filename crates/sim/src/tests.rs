@@ -801,3 +801,31 @@ fn full_screen_capture_is_fast_enough() {
     // Generous: a debug build on a slow CI core.
     assert!(start.elapsed() < Duration::from_secs(5), "{:?}", start.elapsed());
 }
+
+#[test]
+fn the_clock_stays_virtual_unless_told_to_follow_the_wall() {
+    let (_sim, d, _) = editor();
+    std::thread::sleep(ms(30));
+    assert_eq!(d.clock.now(), Duration::ZERO, "real time does not count by default");
+}
+
+#[test]
+fn a_clock_following_the_wall_adds_real_time_and_applies_what_falls_due() {
+    let (sim, d, win) = editor();
+    let status = sim.add_widget(win, Widget::text("Waiting"));
+    sim.schedule(ms(40), Reaction::set_label(status, "Due"));
+    // Virtual jumps still count: a wait moved time to 10 ms before the wall is followed.
+    sim.advance(ms(10));
+    sim.follow_wall_clock();
+    let wall = std::time::Instant::now();
+    std::thread::sleep(ms(60));
+    let now = d.clock.now();
+    let slept = wall.elapsed();
+    assert!(now >= ms(70), "virtual 10 ms + at least 60 ms of real time, got {now:?}");
+    assert!(now <= ms(10) + slept, "no more than the real time passed, got {now:?} after {slept:?}");
+    assert_eq!(sim.widget(status).label, "Due", "the reaction due at 40 ms was applied");
+    // Monotonic, and the real time between readings is not counted twice.
+    let again = d.clock.now();
+    let total = wall.elapsed();
+    assert!(again >= now && again <= ms(10) + total, "{now:?} then {again:?} after {total:?}");
+}

@@ -144,6 +144,9 @@ pub(crate) struct World {
     pub blocked: Vec<BlockedRequest>,
     /// Faults for the next texts typed the preferred way, oldest first.
     pub typing_faults: VecDeque<TypingFault>,
+    /// When set, the wall-clock instant up to which real time has been added to `now`
+    /// (see [`World::follow_wall_clock`]).
+    wall_anchor: Option<std::time::Instant>,
 }
 
 /// What goes wrong with a text typed the preferred way (a paste that arrives empty, a garbled one).
@@ -181,7 +184,26 @@ impl World {
             text_cache: VecDeque::new(),
             blocked: Vec::new(),
             typing_faults: VecDeque::new(),
+            wall_anchor: None,
         }
+    }
+
+    /// From now on, real time that passes is added to virtual time whenever the clock is read, on top
+    /// of the instant jumps waits make. A server on the simulated desktop is spoken to by a real
+    /// client that idles in real time; budgets measured per time window must clear for it.
+    pub fn follow_wall_clock(&mut self) {
+        self.wall_anchor.get_or_insert_with(std::time::Instant::now);
+    }
+
+    /// Virtual time, after adding the real time passed since the last reading when following the
+    /// wall clock. Reactions falling due in that time are applied.
+    pub fn clock_now(&mut self) -> Duration {
+        if let Some(anchor) = self.wall_anchor {
+            let wall = std::time::Instant::now();
+            self.wall_anchor = Some(wall);
+            self.advance_by(wall.saturating_duration_since(anchor));
+        }
+        self.now
     }
 
     /// Records a visible change at the current time.
