@@ -23,7 +23,7 @@ use crate::guard::terminal::{is_terminal_element, PendingLine, TerminalId};
 use crate::guard::url::{vet_url, UrlPolicy};
 use crate::identity::{centre_distance, drift_tolerance, match_elements, IdTracker};
 use crate::ids::ObservationId;
-use crate::merge::{merge, Geometry};
+use crate::merge::{merge, name_front_app, Geometry};
 use crate::observation::{Element, FrontWindow, InspectDetail, Observation, Source};
 use crate::outcome::{Changes, ExpectOutcome, GuardDecision, Outcome, Status, Timings, TypingCheck};
 use crate::render::{quote_clipped, Listing};
@@ -857,6 +857,7 @@ impl Engine {
         let front = d.windows.frontmost().ok().flatten();
         let geo = Geometry { image: frame.size, scale: frame.scale() };
         let mut merged = merge(&ax, &[], geo);
+        name_front_app(&mut merged.elements, front.as_ref());
         self.session.tracker.peek(&mut merged.elements);
         Ok(Probe {
             thumbnail: Thumbnail::of(&frame),
@@ -1117,6 +1118,7 @@ fn observe(
         }
     };
     let mut merged = merge(&ax, &lines, geo);
+    name_front_app(&mut merged.elements, front.as_ref());
     tracker.assign(&mut merged.elements);
     let thumbnail = Thumbnail::of(&frame);
     let focused_app = merged.focus.and_then(|i| merged.elements.get(i)).map(|e| e.app.clone());
