@@ -56,7 +56,9 @@ pub fn map_role(native: &str, states: AtspiStates) -> Role {
         "push button" | "button" | "push button menu" => Role::Button,
         "toggle button" => Role::ToggleButton,
         // GTK3 single- and multi-line text widgets are both "text"; web inputs are "entry".
-        "text" | "entry" | "editbar" | "terminal" => {
+        // VTE (xfce4-terminal, GNOME Terminal…) exposes the whole screen as one "terminal".
+        "terminal" => Role::Terminal,
+        "text" | "entry" | "editbar" => {
             if states.has(bit::MULTI_LINE) {
                 Role::TextArea
             } else {
@@ -159,6 +161,9 @@ mod tests {
             assert_eq!(map_role(native, none), role, "{native}");
         }
         assert_eq!(map_role("text", st(&[bit::MULTI_LINE])), Role::TextArea);
+        // A terminal stays a terminal, single- or multi-line.
+        assert_eq!(map_role("terminal", st(&[bit::MULTI_LINE])), Role::Terminal);
+        assert_eq!(map_role("terminal", none), Role::Terminal);
     }
 
     #[test]

@@ -108,6 +108,8 @@ const PHASE_A: [FieldA; 8] = [
 enum FieldB {
     Actions,
     Text,
+    /// A terminal's text: its newest lines are at the end, so the end is kept.
+    TerminalText,
     Value,
 }
 
@@ -665,7 +667,9 @@ impl Walker<'_> {
         if !secret {
             let wants_label_text = data.name.trim().is_empty()
                 && matches!(role, Role::Text | Role::Heading | Role::Other | Role::Cell | Role::ListItem | Role::Link);
-            if has(TEXT) && (role.is_text_input() || wants_label_text) {
+            if has(TEXT) && role == Role::Terminal {
+                phase_b.push(FieldB::TerminalText);
+            } else if has(TEXT) && (role.is_text_input() || wants_label_text) {
                 phase_b.push(FieldB::Text);
             } else if has(VALUE) && matches!(role, Role::Slider | Role::SpinButton | Role::ScrollBar | Role::Other) {
                 phase_b.push(FieldB::Value);
@@ -706,6 +710,11 @@ impl Walker<'_> {
                 FieldB::Actions => self.enqueue(&obj.bus, obj.path.clone(), ACTION, "GetActions", vec![], purpose),
                 FieldB::Text => {
                     let args = vec![Arg::I32(0), Arg::I32(MAX_TEXT_CHARS as i32)];
+                    self.enqueue(&obj.bus, obj.path.clone(), TEXT, "GetText", args, purpose)
+                }
+                FieldB::TerminalText => {
+                    // VTE's text is its screen, the scrollback before it: all of it (-1), then the tail.
+                    let args = vec![Arg::I32(0), Arg::I32(-1)];
                     self.enqueue(&obj.bus, obj.path.clone(), TEXT, "GetText", args, purpose)
                 }
                 FieldB::Value => self.get_property(&obj, VALUE, "CurrentValue", purpose),
@@ -758,6 +767,11 @@ impl Walker<'_> {
                         } else if node.name.trim().is_empty() {
                             node.name = text;
                         }
+                    }
+                }
+                FieldB::TerminalText => {
+                    if !node.is_secure() {
+                        node.value = Some(tail_text(v.as_str().unwrap_or_default()));
                     }
                 }
                 FieldB::Value => {
@@ -954,6 +968,13 @@ fn clip(s: &str, max: usize) -> String {
     }
 }
 
+/// A terminal's text, its last [`MAX_TEXT_CHARS`] characters (the newest output and the prompt).
+fn tail_text(s: &str) -> String {
+    let s = s.trim_end();
+    let n = s.chars().count();
+    s.chars().skip(n.saturating_sub(MAX_TEXT_CHARS)).filter(|&c| c != '\u{fffc}').collect()
+}
+
 /// Text contents without the object-replacement characters that stand for embedded children.
 fn clean_text(s: &str) -> String {
     let s: String = s.chars().filter(|&c| c != '\u{fffc}').collect();
@@ -977,6 +998,10 @@ mod tests {
         assert_eq!(clip("abcdef", 3), "abc");
         assert_eq!(clip("ภาษาไทย", 2), "ภา");
         assert_eq!(clean_text(" a\u{fffc}b "), "ab");
+        let screen = format!("{}$ echo last\nlast\n$   \n", "x".repeat(2 * MAX_TEXT_CHARS));
+        let tail = tail_text(&screen);
+        assert_eq!(tail.chars().count(), MAX_TEXT_CHARS);
+        assert!(tail.ends_with("$ echo last\nlast\n$"), "{tail:?}");
         assert_eq!(format_number(3.0), "3");
         assert_eq!(format_number(0.5), "0.5");
         let v = Value::Array(vec![

@@ -270,6 +270,18 @@ fn order(elements: Vec<Element>) -> Merged {
     Merged { elements: out, focus: focus_old.map(|i| position[i]) }
 }
 
+/// Gives elements of the frontmost window's application that window's human app name. The accessibility
+/// tree names an application after its program (`xfce4-terminal`), the window system after its desktop
+/// entry (`Xfce Terminal`); an accessible app named like the front window's class is that window's app.
+pub fn name_front_app(elements: &mut [Element], front: Option<&handrail_platform::WindowInfo>) {
+    let Some(w) = front.filter(|w| !w.app.is_empty() && !w.class.is_empty()) else {
+        return;
+    };
+    for e in elements.iter_mut().filter(|e| e.app.eq_ignore_ascii_case(&w.class)) {
+        e.app.clone_from(&w.app);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -292,6 +304,30 @@ mod tests {
     }
 
     const GEO: Geometry = Geometry { image: Size::new(1280, 800), scale: 1.0 };
+
+    #[test]
+    fn front_app_names_its_accessible_elements() {
+        let mut t = node(Role::Terminal, "Terminal", Rect::new(10, 10, 400, 300), None);
+        t.app = "xfce4-terminal".into();
+        let ax = AxSnapshot {
+            health: AxHealth::Ok,
+            nodes: vec![t, node(Role::Button, "OK", Rect::new(500, 10, 60, 30), None)],
+        };
+        let mut m = merge(&ax, &[], GEO);
+        let front = handrail_platform::WindowInfo {
+            app: "Xfce Terminal".into(),
+            class: "Xfce4-terminal".into(),
+            title: "Terminal - bash".into(),
+            pid: Some(7),
+            bounds: Rect::new(0, 0, 420, 330),
+        };
+        name_front_app(&mut m.elements, Some(&front));
+        let apps: Vec<(&str, &str)> = m.elements.iter().map(|e| (e.label.as_str(), e.app.as_str())).collect();
+        assert!(apps.contains(&("Terminal", "Xfce Terminal")), "{apps:?}");
+        assert!(apps.contains(&("OK", "App")), "another app keeps its name: {apps:?}");
+        name_front_app(&mut m.elements, None);
+        assert!(m.elements.iter().any(|e| e.app == "Xfce Terminal"));
+    }
 
     #[test]
     fn folds_matching_ocr_and_keeps_the_rest() {

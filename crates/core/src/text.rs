@@ -40,6 +40,36 @@ pub fn contains_phrase(haystack: &str, needle: &str) -> bool {
     })
 }
 
+/// Like [`contains_phrase`], for text OCR read: whitespace does not count, on either side, so the spaces
+/// OCR invents inside words ("hel lo-handrail-42") or drops ("rm-rf" for "rm -rf") do not hide a phrase.
+/// Everything else must match in order (case aside), and the phrase must still stand on its own where it
+/// starts and ends: a space OCR read there counts as a boundary, a letter or digit glued to it does not.
+pub fn contains_phrase_ignoring_spaces(haystack: &str, needle: &str) -> bool {
+    let want: Vec<char> = needle.chars().filter(|c| !c.is_whitespace()).flat_map(char::to_lowercase).collect();
+    let (Some(&first), Some(&last)) = (want.first(), want.last()) else {
+        return false;
+    };
+    // The haystack's non-space characters, lower-cased, each with its position in `original`.
+    let original: Vec<char> = haystack.chars().collect();
+    let squashed: Vec<(char, usize)> = original
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| !c.is_whitespace())
+        .flat_map(|(i, c)| c.to_lowercase().map(move |l| (l, i)))
+        .collect();
+    let word_char = |c: char| c.is_alphanumeric() && !is_unspaced_script(c);
+    let glued = |at: Option<&char>| at.is_some_and(|&c| word_char(c));
+    squashed.windows(want.len()).any(|w| {
+        if !w.iter().map(|(c, _)| *c).eq(want.iter().copied()) {
+            return false;
+        }
+        let (start, end) = (w[0].1, w[w.len() - 1].1);
+        let before = start.checked_sub(1).and_then(|i| original.get(i));
+        let after = original.get(end + 1);
+        (!word_char(first) || !glued(before)) && (!word_char(last) || !glued(after))
+    })
+}
+
 /// True when `s` holds characters of a script written without spaces (OCR may space its glyphs out).
 pub fn has_unspaced_script(s: &str) -> bool {
     s.chars().any(is_unspaced_script)
@@ -82,5 +112,21 @@ mod tests {
         assert!(contains_phrase("ยินดีต้อนรับสู่ระบบ", "ต้อนรับ"));
         assert!(contains_phrase("Order #123 placed", "#123"));
         assert!(!contains_phrase("anything", ""));
+    }
+
+    #[test]
+    fn ocr_spacing_is_tolerated_and_letters_are_not() {
+        assert!(contains_phrase_ignoring_spaces("hel lo-handrail-42", "hello-handrail-42"));
+        assert!(contains_phrase_ignoring_spaces("$ rm-rf /tmp/x", "rm -rf"));
+        assert!(contains_phrase_ignoring_spaces("word-4 2-ok done", "WORD-42-OK"));
+        assert!(!contains_phrase_ignoring_spaces("hel lo-handrai 1-42", "hello-handrail-42"));
+        assert!(!contains_phrase_ignoring_spaces("word-42-ok", "word-24-ok"));
+        assert!(!contains_phrase_ignoring_spaces("Unsaved", "saved"));
+        assert!(contains_phrase_ignoring_spaces("Un saved", "saved"), "a space OCR read is a boundary");
+        assert!(!contains_phrase_ignoring_spaces("word-42-okay", "word-42-ok"));
+        assert!(contains_phrase_ignoring_spaces("(word-42-ok)", "word-42-ok"));
+        assert!(!contains_phrase_ignoring_spaces("anything", " \t"));
+        // Case folding that changes length (İ lower-cases to two characters) keeps positions straight.
+        assert!(contains_phrase_ignoring_spaces("İ x", "x"));
     }
 }

@@ -1,13 +1,17 @@
 //! Reads a PNG screenshot and prints the labels handrail's OCR finds, with timings.
 //!
 //! `cargo run --release -p handrail-ocr --example ocr_png -- shot.png [--langs eng] [--psm 3|11]
-//!  [--upscale never|always|auto] [--parallel N] [--repeat N] [--var name=value]...`
+//!  [--upscale never|always|auto] [--parallel N] [--repeat N] [--var name=value]...
+//!  [--terminal X,Y,W,H [--terminal-factor N] [--terminal-psm 6|11] [--terminal-min-conf C]]`
+//!
+//! `--terminal` names a region showing a terminal (as the engine does for a frontmost terminal window).
 //!
 //! Set `OMP_THREAD_LIMIT=1` in the environment (the example also does it in-process first thing).
 
 use std::time::Instant;
 
 use handrail_ocr::{PageSegMode, TesseractConfig, TesseractOcr, Upscale};
+use handrail_platform::Rect;
 use handrail_platform::{Frame, Ocr};
 
 fn load_png(path: &str) -> Result<Frame, String> {
@@ -49,6 +53,7 @@ fn main() -> Result<(), String> {
     let mut config = TesseractConfig::default();
     let mut repeat = 1;
     let mut then = None;
+    let mut terminal = None;
     while let Some(a) = args.next() {
         let mut value = || args.next().ok_or(format!("{a} needs a value"));
         match a.as_str() {
@@ -63,6 +68,24 @@ fn main() -> Result<(), String> {
             }
             "--parallel" => config.parallelism = value()?.parse().map_err(|e| format!("--parallel: {e}"))?,
             "--then" => then = Some(value()?),
+            "--terminal" => {
+                let v: Vec<i64> = value()?.split(',').map(|n| n.trim().parse().unwrap_or(-1)).collect();
+                let [x, y, w, h] = v[..] else { return Err("--terminal X,Y,W,H".into()) };
+                if v.iter().any(|&n| n < 0) {
+                    return Err("--terminal X,Y,W,H: non-negative integers".into());
+                }
+                terminal = Some(Rect::new(x as i32, y as i32, w as u32, h as u32));
+            }
+            "--terminal-factor" => {
+                config.terminal.factor = value()?.parse().map_err(|e| format!("--terminal-factor: {e}"))?
+            }
+            "--terminal-min-conf" => {
+                config.terminal.min_confidence = value()?.parse().map_err(|e| format!("--terminal-min-conf: {e}"))?
+            }
+            "--terminal-psm" => {
+                config.terminal.page_seg_mode =
+                    if value()? == "11" { PageSegMode::SparseText } else { PageSegMode::SingleBlock }
+            }
             "--repeat" => repeat = value()?.parse().map_err(|e| format!("--repeat: {e}"))?,
             "--no-split" => config.split_languages = false,
             "--no-normalize" => config.normalize_background = false,
@@ -83,6 +106,9 @@ fn main() -> Result<(), String> {
         return Err(why);
     }
     ocr.warm_up().map_err(|e| e.to_string())?;
+    if let Some(t) = terminal {
+        ocr.set_terminal_regions(vec![t]);
+    }
     eprintln!("warm-up {:?} (thread limit in effect: {})", t.elapsed(), handrail_ocr::thread_limit_in_effect());
     let mut lines = Vec::new();
     let mut best = (f64::MAX, f64::MAX);

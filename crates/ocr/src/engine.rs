@@ -22,6 +22,8 @@ pub enum PageSegMode {
     SparseText,
     /// PSM 3: fully automatic page layout (columns, paragraphs) — suits documents.
     Auto,
+    /// PSM 6: one uniform block of text — a terminal's character grid (rows of one font, one column).
+    SingleBlock,
     /// PSM 7: the image is one line of text (used to re-read a span in other languages).
     SingleLine,
 }
@@ -31,6 +33,7 @@ impl PageSegMode {
         match self {
             PageSegMode::SparseText => ffi::PSM_SPARSE_TEXT,
             PageSegMode::Auto => ffi::PSM_AUTO,
+            PageSegMode::SingleBlock => ffi::PSM_SINGLE_BLOCK,
             PageSegMode::SingleLine => ffi::PSM_SINGLE_LINE,
         }
     }

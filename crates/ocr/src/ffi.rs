@@ -41,6 +41,7 @@ pub(crate) struct EtextDesc {
 pub(crate) const OEM_LSTM_ONLY: c_int = 1;
 /// `TessPageSegMode` values used here.
 pub(crate) const PSM_AUTO: c_int = 3;
+pub(crate) const PSM_SINGLE_BLOCK: c_int = 6;
 pub(crate) const PSM_SINGLE_LINE: c_int = 7;
 pub(crate) const PSM_SPARSE_TEXT: c_int = 11;
 /// `TessPageIteratorLevel` values used here.

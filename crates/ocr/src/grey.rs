@@ -145,6 +145,52 @@ impl GreyImage {
         }
         GreyImage { width: self.width * 2, height: self.height * 2, data }
     }
+
+    /// Bilinear upscale by an integer `factor` (pixel centres aligned, edges clamped); 2 takes the fast
+    /// path of [`GreyImage::upscale2`], 0 and 1 copy.
+    pub(crate) fn upscale(&self, factor: u32) -> GreyImage {
+        match factor {
+            0 | 1 => return self.clone(),
+            2 => return self.upscale2(),
+            _ => {}
+        }
+        let (w, h) = (self.width as usize, self.height as usize);
+        let (ow, oh) = (w * factor as usize, h * factor as usize);
+        if w == 0 || h == 0 {
+            return GreyImage { width: ow as u32, height: oh as u32, data: vec![0; ow * oh] };
+        }
+        // For each output coordinate: the two source samples around its centre and the weight (of 256)
+        // of the second one.
+        let taps = |n: usize, out: usize| -> Vec<(usize, usize, u32)> {
+            let f = i64::from(factor);
+            (0..out as i64)
+                .map(|d| {
+                    // Source position of the output centre, in 1/(2f) units: (2d + 1 - f) / 2f.
+                    let num = 2 * d + 1 - f;
+                    let i0 = num.div_euclid(2 * f);
+                    let frac = ((num.rem_euclid(2 * f) * 256 + f) / (2 * f)) as u32;
+                    let clamp = |i: i64| i.clamp(0, n as i64 - 1) as usize;
+                    (clamp(i0), clamp(i0 + 1), frac)
+                })
+                .collect()
+        };
+        let xs = taps(w, ow);
+        let ys = taps(h, oh);
+        let mut wide = vec![0u32; ow * h];
+        for (src, dst) in self.data.chunks_exact(w).zip(wide.chunks_exact_mut(ow)) {
+            for (d, &(a, b, t)) in dst.iter_mut().zip(&xs) {
+                *d = u32::from(src[a]) * (256 - t) + u32::from(src[b]) * t;
+            }
+        }
+        let mut data = vec![0u8; ow * oh];
+        for (row, &(a, b, t)) in data.chunks_exact_mut(ow).zip(&ys) {
+            let (up, down) = (&wide[a * ow..][..ow], &wide[b * ow..][..ow]);
+            for x in 0..ow {
+                row[x] = ((up[x] * (256 - t) + down[x] * t + (1 << 15)) >> 16) as u8;
+            }
+        }
+        GreyImage { width: ow as u32, height: oh as u32, data }
+    }
 }
 
 /// Side of a background-estimation cell.
@@ -361,6 +407,21 @@ mod tests {
         assert_eq!(&u.data[18..], &[200; 6]);
         // Rows between the two source rows blend 3:1.
         assert_eq!(u.data[6], ((10 * 3 * 4 + 200 * 4 + 8) >> 4) as u8);
+    }
+
+    #[test]
+    fn upscale_by_three_keeps_flat_areas_and_blends_edges() {
+        let g = GreyImage { width: 2, height: 1, data: vec![0, 240] };
+        let u = g.upscale(3);
+        assert_eq!((u.width, u.height), (6, 3));
+        // Each output column's centre lies a third of a pixel either side of the source centres.
+        assert_eq!(&u.data[..6], &[0, 0, 80, 160, 240, 240]);
+        assert_eq!(&u.data[6..12], &u.data[..6]);
+        assert_eq!(g.upscale(2), g.upscale2());
+        assert_eq!(g.upscale(1), g);
+        let flat = GreyImage { width: 5, height: 4, data: vec![77; 20] };
+        assert!(flat.upscale(4).data.iter().all(|&p| p == 77));
+        assert_eq!(GreyImage { width: 0, height: 3, data: vec![] }.upscale(3).data.len(), 0);
     }
 
     #[test]

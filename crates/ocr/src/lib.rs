@@ -23,7 +23,9 @@
 //!    and its layout analysis drops text enclosed by frames), upscaled 2x when [`Upscale`] says so, and
 //!    read with the first language; spans it reads badly are read again in the other languages
 //!    ([`TesseractConfig::split_languages`]). Bounds are mapped back to frame pixels.
-//! 6. Words are filtered (confidence, shape), grouped into labels (close words on one row; a wide gap
+//! 6. Terminal regions ([`Ocr::terminal_regions`]) are left out of all of the above and read whole on
+//!    their own, upscaled further and segmented as one block (`terminal.rs`).
+//! 7. Words are filtered (confidence, shape), grouped into labels (close words on one row; a wide gap
 //!    splits "File   Edit   View") and Thai glyph tokens are joined without spaces (`layout.rs`).
 //!
 //! # Threads
@@ -38,6 +40,7 @@ mod engine;
 mod ffi;
 mod grey;
 mod layout;
+mod terminal;
 mod tessdata;
 mod threads;
 
@@ -49,6 +52,7 @@ use std::time::{Duration, Instant};
 use handrail_platform::{Frame, Ocr, OcrLine, PlatformError, Rect};
 
 pub use engine::PageSegMode;
+pub use terminal::TerminalReading;
 pub use tessdata::SEARCH_DIRS as TESSDATA_SEARCH_DIRS;
 pub use threads::{ensure_thread_limit_or_reexec, thread_limit_in_effect, ThreadLimit, THREAD_LIMIT_VAR};
 
@@ -56,6 +60,7 @@ use changes::TileGrid;
 use engine::{Engine, Word};
 use grey::GreyImage;
 use layout::LayoutParams;
+use terminal::TerminalMemory;
 
 /// Why OCR failed or is unavailable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -147,6 +152,8 @@ pub struct TesseractConfig {
     pub normalize_background: bool,
     /// Extra Tesseract parameters set on every engine (name, value).
     pub variables: Vec<(String, String)>,
+    /// How regions named by [`Ocr::terminal_regions`] are read.
+    pub terminal: TerminalReading,
 }
 
 impl Default for TesseractConfig {
@@ -164,6 +171,7 @@ impl Default for TesseractConfig {
             split_languages: true,
             normalize_background: true,
             variables: Vec::new(),
+            terminal: TerminalReading::default(),
         }
     }
 }
@@ -187,6 +195,12 @@ pub struct OcrStats {
     pub last_regions: Vec<Rect>,
     /// Upscale factor of the most recent call that ran Tesseract (1 or 2).
     pub last_factor: u32,
+    /// Terminal regions read (each a Tesseract run, also counted in `tesseract_runs`).
+    pub terminal_passes: u64,
+    /// Terminal regions answered from memory (unchanged).
+    pub reused_terminals: u64,
+    /// Upscale factor of the most recent terminal read.
+    pub last_terminal_factor: u32,
 }
 
 /// What the previous call on one frame geometry saw.
@@ -273,6 +287,8 @@ pub struct TesseractOcr {
     engines: Mutex<Vec<Engines>>,
     memory: Mutex<Vec<Memory>>,
     skip: Mutex<Vec<Rect>>,
+    terminals: Mutex<Vec<Rect>>,
+    terminal_memory: Mutex<Vec<TerminalMemory>>,
     stats: Mutex<OcrStats>,
 }
 
@@ -330,6 +346,8 @@ impl TesseractOcr {
             engines: Mutex::new(Vec::new()),
             memory: Mutex::new(Vec::new()),
             skip: Mutex::new(Vec::new()),
+            terminals: Mutex::new(Vec::new()),
+            terminal_memory: Mutex::new(Vec::new()),
             stats: Mutex::new(OcrStats::default()),
         }
     }
@@ -399,6 +417,12 @@ impl TesseractOcr {
         *lock(&self.skip) = regions.into_iter().filter(|r| !r.is_empty()).collect();
     }
 
+    /// Regions (frame coordinates) showing a terminal's character grid, read on their own as
+    /// [`TesseractConfig::terminal`] says (see `terminal.rs`). Applies to every later call until replaced.
+    pub fn set_terminal_regions(&self, regions: Vec<Rect>) {
+        *lock(&self.terminals) = regions.into_iter().filter(|r| !r.is_empty()).collect();
+    }
+
     /// Work counters so far.
     pub fn stats(&self) -> OcrStats {
         lock(&self.stats).clone()
@@ -407,6 +431,7 @@ impl TesseractOcr {
     /// Forgets the previous calls: the next one is a full pass.
     pub fn forget(&self) {
         lock(&self.memory).clear();
+        lock(&self.terminal_memory).clear();
     }
 
     /// Like [`Ocr::recognize`], but always a full pass (the result still becomes the memory for the next
@@ -472,13 +497,43 @@ impl TesseractOcr {
         };
         let mut grey = GreyImage::from_frame(&cut);
         let to_local = |r: &Rect| Rect::new(r.x - area.x, r.y - area.y, r.width, r.height);
-        let skip: Vec<Rect> =
+        let known: Vec<Rect> =
             lock(&self.skip).iter().filter_map(|r| r.intersection(&area)).map(|r| to_local(&r)).collect();
-        for r in &skip {
+        for r in &known {
             let v = grey.outline_mean(*r);
             grey.fill(*r, v);
         }
-        let tiles = TileGrid::of(&grey);
+        // Terminals are read on their own, with their own settings and memory; the rest of the pass sees
+        // them as flat background, so a terminal scrolling does not re-read the screen around it.
+        let terminals: Vec<Rect> =
+            lock(&self.terminals).iter().filter_map(|r| r.intersection(&area)).map(|r| to_local(&r)).collect();
+        let terminal_lines = self.read_terminals(&grey, &terminals, area, (frame.size, frame.origin), incremental)?;
+        for r in &terminals {
+            let v = grey.outline_mean(*r);
+            grey.fill(*r, v);
+        }
+        let skip: Vec<Rect> = known.iter().chain(&terminals).copied().collect();
+        let mut lines = self.read_screen(&grey, &skip, frame, area, incremental)?;
+        lines.extend(terminal_lines);
+        lines.sort_by_key(|l| (l.bounds.y, l.bounds.x));
+        log::debug!("ocr: {} lines in {:?}", lines.len(), t0.elapsed());
+        Ok(within(lines, region.map(|_| wanted)))
+    }
+
+    /// Reads `grey` (the area `area` of `frame`, skip regions already painted flat) everywhere but `skip`,
+    /// incrementally when allowed. Lines come back in frame coordinates.
+    fn read_screen(
+        &self,
+        grey: &GreyImage,
+        skip: &[Rect],
+        frame: &Frame,
+        area: Rect,
+        incremental: bool,
+    ) -> Result<Vec<OcrLine>, OcrError> {
+        let t0 = Instant::now();
+        let whole = Rect::from_size(frame.size);
+        let to_local = |r: &Rect| Rect::new(r.x - area.x, r.y - area.y, r.width, r.height);
+        let tiles = TileGrid::of(grey);
         let key = (frame.size, frame.origin, area);
         let bounds = grey.bounds();
 
@@ -511,15 +566,15 @@ impl TesseractOcr {
                 stats.calls += 1;
                 stats.reused += 1;
                 stats.last_regions.clear();
-                return Ok(within(lines, region.map(|_| wanted)));
+                return Ok(lines);
             }
-            Plan::Full => (self.bands(&grey), Vec::new()),
+            Plan::Full => (self.bands(grey), Vec::new()),
             Plan::Regions(regions, kept) => (regions.into_iter().map(|r| Job { read: r, own: r }).collect(), kept),
         };
         let full = kept.is_empty() && jobs.iter().map(|j| j.own.area()).sum::<u64>() >= bounds.area();
 
         let frame_local = to_local(&whole);
-        let mut words = self.read_jobs(&grey, &jobs, &skip, &frame_local, factor)?;
+        let mut words = self.read_jobs(grey, &jobs, skip, &frame_local, factor)?;
         for w in &mut words {
             w.bounds.x += area.x;
             w.bounds.y += area.y;
@@ -527,7 +582,6 @@ impl TesseractOcr {
         let params = LayoutParams { min_confidence: self.config.min_confidence, ..LayoutParams::default() };
         let mut lines = kept;
         lines.extend(layout::group(&words, params));
-        lines.sort_by_key(|l| (l.bounds.y, l.bounds.x));
 
         memory.push(Memory { key, tiles, lines: lines.clone(), factor });
         if memory.len() > MEMORIES {
@@ -555,7 +609,7 @@ impl TesseractOcr {
             if full { "full" } else { "incremental" },
             t0.elapsed()
         );
-        Ok(within(lines, region.map(|_| wanted)))
+        Ok(lines)
     }
 
     /// What to read given the previous call on the same geometry (all in the area's coordinates).
@@ -673,27 +727,9 @@ impl TesseractOcr {
         frame: &Rect,
         factor: u32,
     ) -> Result<Vec<Word>, OcrError> {
-        let mut img = if self.config.normalize_background {
-            // Normalised with enough context around it (aligned to the normaliser's cells) that the
-            // result equals normalising the whole image — only what is read pays for it, and a band or
-            // region comes out the same as in a full pass.
-            let context = align_out(
-                &changes::pad(&job.read, NORMALIZE_CONTEXT, NORMALIZE_CONTEXT, &grey.bounds()),
-                grey::CELL as u32,
-            )
-            .intersection(&grey.bounds())
-            .unwrap_or(job.read);
-            let t = Instant::now();
-            let mut around = grey.crop(context);
-            around.normalize_background();
-            around.erase_long_runs(grey::LONG_RUN);
-            log::trace!("ocr: normalised {context:?} in {:?}", t.elapsed());
-            around.crop(Rect::new(job.read.x - context.x, job.read.y - context.y, job.read.width, job.read.height))
-        } else {
-            grey.crop(job.read)
-        };
-        if factor == 2 {
-            img = img.upscale2();
+        let mut img = self.prepared(grey, job.read);
+        if factor > 1 {
+            img = img.upscale(factor);
         }
         // Screens are ~96 dpi; saying so (scaled with the image) keeps Tesseract's size heuristics sane.
         let ppi = 96 * factor;
@@ -701,16 +737,9 @@ impl TesseractOcr {
         if let Some(spec) = &self.ready()?.secondary {
             self.retry_in_other_languages(engines, spec, &img, factor, &mut raw)?;
         }
-        let f = i64::from(factor);
         let mut words = Vec::with_capacity(raw.len());
         for mut w in raw {
-            // Back to the area's pixels: floor the near edges, ceil the far ones (exact at 1x).
-            let b = w.bounds;
-            let x0 = i64::from(job.read.x) + i64::from(b.x).div_euclid(f);
-            let y0 = i64::from(job.read.y) + i64::from(b.y).div_euclid(f);
-            let x1 = i64::from(job.read.x) + (b.right() + f - 1).div_euclid(f);
-            let y1 = i64::from(job.read.y) + (b.bottom() + f - 1).div_euclid(f);
-            let mapped = Rect::new(x0 as i32, y0 as i32, (x1 - x0).max(1) as u32, (y1 - y0).max(1) as u32);
+            let mapped = unscale(&w.bounds, &job.read, factor);
             let c = mapped.center();
             if !job.own.contains(c) || skip.iter().any(|r| r.contains(c)) {
                 continue;
@@ -723,6 +752,25 @@ impl TesseractOcr {
             words.push(w);
         }
         Ok(words)
+    }
+
+    /// The piece `read` of `grey` as Tesseract should see it: normalised (when configured) with enough
+    /// context around it (aligned to the normaliser's cells) that the result equals normalising the whole
+    /// image — only what is read pays for it, and a band or region comes out the same as in a full pass.
+    fn prepared(&self, grey: &GreyImage, read: Rect) -> GreyImage {
+        if !self.config.normalize_background {
+            return grey.crop(read);
+        }
+        let context =
+            align_out(&changes::pad(&read, NORMALIZE_CONTEXT, NORMALIZE_CONTEXT, &grey.bounds()), grey::CELL as u32)
+                .intersection(&grey.bounds())
+                .unwrap_or(read);
+        let t = Instant::now();
+        let mut around = grey.crop(context);
+        around.normalize_background();
+        around.erase_long_runs(grey::LONG_RUN);
+        log::trace!("ocr: normalised {context:?} in {:?}", t.elapsed());
+        around.crop(Rect::new(read.x - context.x, read.y - context.y, read.width, read.height))
     }
 
     /// Re-reads the spans the primary language read badly (see `layout::retry_spans`) with the other
@@ -800,6 +848,17 @@ impl TesseractOcr {
     }
 }
 
+/// A box Tesseract found in the `factor`-times upscaled image of `read`, back in the pixels `read` is
+/// given in: near edges floored, far ones ceiled (exact at 1x).
+fn unscale(b: &Rect, read: &Rect, factor: u32) -> Rect {
+    let f = i64::from(factor.max(1));
+    let x0 = i64::from(read.x) + i64::from(b.x).div_euclid(f);
+    let y0 = i64::from(read.y) + i64::from(b.y).div_euclid(f);
+    let x1 = i64::from(read.x) + (b.right() + f - 1).div_euclid(f);
+    let y1 = i64::from(read.y) + (b.bottom() + f - 1).div_euclid(f);
+    Rect::new(x0 as i32, y0 as i32, (x1 - x0).max(1) as u32, (y1 - y0).max(1) as u32)
+}
+
 /// `r` grown outward to multiples of `step` (x and y must be non-negative, as inside an image).
 fn align_out(r: &Rect, step: u32) -> Rect {
     let s = i64::from(step.max(1));
@@ -829,6 +888,10 @@ impl Ocr for TesseractOcr {
 
     fn skip_regions(&self, regions: &[Rect]) {
         self.set_skip_regions(regions.to_vec());
+    }
+
+    fn terminal_regions(&self, regions: &[Rect]) {
+        self.set_terminal_regions(regions.to_vec());
     }
 }
 

@@ -170,3 +170,39 @@ fn large_text_is_read_at_1x_after_the_first_pass() {
     assert_eq!(ocr.stats().last_factor, 1, "large text seen: 1x\n{}", dump(&first));
     assert!(second.iter().any(|l| l.text == "Large print for tired eyes"), "{}", dump(&second));
 }
+
+#[test]
+fn terminal_regions_are_read_on_their_own_and_remembered() {
+    let _serial = serial();
+    init_log();
+    let sb = desktop();
+    let dialog = info_dialog(&sb, "Notice", ENGLISH);
+    let frame = capture_settled(&sb, something_drawn);
+    let ocr = ocr();
+    let all = ocr.recognize(&frame, None).expect("recognize");
+    stop(dialog);
+    let english =
+        all.iter().find(|l| l.text.starts_with("The quick")).unwrap_or_else(|| panic!("{}", dump(&all))).clone();
+    let b = english.bounds;
+    let terminal = Rect::new(b.x - 8, b.y - 8, b.width + 16, b.height + 16);
+
+    ocr.set_terminal_regions(vec![terminal]);
+    let read = ocr.recognize(&frame, None).expect("terminal");
+    let inside: Vec<_> = read.iter().filter(|l| terminal.contains(l.bounds.center())).collect();
+    assert_eq!(inside.iter().map(|l| l.text.as_str()).collect::<Vec<_>>(), [english.text.as_str()], "{}", dump(&read));
+    let stats = ocr.stats();
+    assert_eq!((stats.terminal_passes, stats.reused_terminals), (1, 0), "{stats:?}");
+    // The same frame again: neither the screen nor the terminal is read again.
+    let again = ocr.recognize(&frame, None).expect("again");
+    assert_eq!(again, read);
+    let stats = ocr.stats();
+    assert_eq!((stats.terminal_passes, stats.reused_terminals), (1, 1), "{stats:?}");
+    // Asked for a region inside the terminal: only the terminal's lines there.
+    let region = ocr.recognize(&frame, Some(terminal)).expect("region");
+    assert_eq!(
+        region.iter().map(|l| l.text.as_str()).collect::<Vec<_>>(),
+        [english.text.as_str()],
+        "{}",
+        dump(&region)
+    );
+}

@@ -10,6 +10,8 @@ pub enum Role {
     Entry,
     PasswordEntry,
     TextArea,
+    /// A terminal emulator's screen: typed text goes to a shell, its text is the screen's.
+    Terminal,
     Link,
     Checkbox,
     RadioButton,
@@ -38,12 +40,13 @@ pub enum Role {
 }
 
 impl Role {
-    pub const ALL: [Role; 29] = [
+    pub const ALL: [Role; 30] = [
         Role::Button,
         Role::ToggleButton,
         Role::Entry,
         Role::PasswordEntry,
         Role::TextArea,
+        Role::Terminal,
         Role::Link,
         Role::Checkbox,
         Role::RadioButton,
@@ -78,6 +81,7 @@ impl Role {
             Role::Entry => "entry",
             Role::PasswordEntry => "password_entry",
             Role::TextArea => "text_area",
+            Role::Terminal => "terminal",
             Role::Link => "link",
             Role::Checkbox => "checkbox",
             Role::RadioButton => "radio",
@@ -114,6 +118,7 @@ impl Role {
                 | Role::Entry
                 | Role::PasswordEntry
                 | Role::TextArea
+                | Role::Terminal
                 | Role::Link
                 | Role::Checkbox
                 | Role::RadioButton
@@ -130,7 +135,10 @@ impl Role {
 
     /// Accepts typed text.
     pub fn is_text_input(self) -> bool {
-        matches!(self, Role::Entry | Role::PasswordEntry | Role::TextArea | Role::SpinButton | Role::ComboBox)
+        matches!(
+            self,
+            Role::Entry | Role::PasswordEntry | Role::TextArea | Role::Terminal | Role::SpinButton | Role::ComboBox
+        )
     }
 }
 

@@ -166,6 +166,11 @@ pub trait Ocr: Send {
     /// Regions (frame coordinates) whose text is already known from elsewhere — the accessibility tree
     /// — and need not be read again. A hint: an engine may ignore it. Applies to later `recognize` calls.
     fn skip_regions(&self, _regions: &[Rect]) {}
+
+    /// Regions (frame coordinates) that show a terminal's character grid: monospace rows, often in a
+    /// small bitmap font that general screen settings misread. A hint: an engine may read them with
+    /// settings that suit such text, or ignore it. Applies to later `recognize` calls until replaced.
+    fn terminal_regions(&self, _regions: &[Rect]) {}
 }
 
 /// Turns a frame into image bytes for the model.

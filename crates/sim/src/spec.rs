@@ -68,7 +68,7 @@ impl WidgetKind {
             WidgetKind::Tab => Role::Tab,
             WidgetKind::Spinner => Role::Image,
             WidgetKind::List => Role::List,
-            WidgetKind::Terminal => Role::TextArea,
+            WidgetKind::Terminal => Role::Terminal,
         }
     }
 

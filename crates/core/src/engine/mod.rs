@@ -23,12 +23,15 @@ use crate::guard::terminal::{is_terminal_element, PendingLine, TerminalId};
 use crate::guard::url::{vet_url, UrlPolicy};
 use crate::identity::{centre_distance, drift_tolerance, match_elements, IdTracker};
 use crate::ids::ObservationId;
-use crate::merge::{merge, Geometry};
-use crate::observation::{Element, FrontWindow, InspectDetail, Observation};
+use crate::merge::{merge, name_front_app, Geometry};
+use crate::observation::{Element, FrontWindow, InspectDetail, Observation, Source};
 use crate::outcome::{Changes, ExpectOutcome, GuardDecision, Outcome, Status, Timings, TypingCheck};
 use crate::render::{quote_clipped, Listing};
 use crate::request::{ActionKind, Command, Expect, ExpectKind, InspectSubject, PointerKind, RawArgs, Request, Target};
-use crate::text::{contains_normalized, contains_phrase, has_unspaced_script, normalize, squash_spaces};
+use crate::text::{
+    contains_normalized, contains_phrase, contains_phrase_ignoring_spaces, has_unspaced_script, normalize,
+    squash_spaces,
+};
 use crate::turn::{next_inferred_id, Mode, TurnSource};
 
 mod judge;
@@ -854,6 +857,7 @@ impl Engine {
         let front = d.windows.frontmost().ok().flatten();
         let geo = Geometry { image: frame.size, scale: frame.scale() };
         let mut merged = merge(&ax, &[], geo);
+        name_front_app(&mut merged.elements, front.as_ref());
         self.session.tracker.peek(&mut merged.elements);
         Ok(Probe {
             thumbnail: Thumbnail::of(&frame),
@@ -1103,6 +1107,8 @@ fn observe(
         let opaque =
             front.as_ref().map(|w| FrontWindow::of(w, scale)).filter(FrontWindow::is_terminal).map(|f| f.bounds);
         desktop.ocr.skip_regions(&ax_text_regions(&merge(&ax, &[], geo).elements, opaque));
+        // Terminal text (small monospace glyphs) reads best with settings of its own.
+        desktop.ocr.terminal_regions(opaque.as_slice());
         match desktop.ocr.recognize(&frame, None) {
             Ok(lines) => (lines, OcrHealth::Ok),
             Err(e) => {
@@ -1112,6 +1118,7 @@ fn observe(
         }
     };
     let mut merged = merge(&ax, &lines, geo);
+    name_front_app(&mut merged.elements, front.as_ref());
     tracker.assign(&mut merged.elements);
     let thumbnail = Thumbnail::of(&frame);
     let focused_app = merged.focus.and_then(|i| merged.elements.get(i)).map(|e| e.app.clone());
@@ -1241,9 +1248,13 @@ fn check_expect(expect: &Expect, obs: &Observation) -> ExpectOutcome {
         },
         ExpectKind::Text => {
             let squashed = squash_spaces(want);
+            // OCR invents and drops spaces inside words; accessible text is what the app holds, exactly.
+            let ocr = |e: &Element| e.source == Source::Ocr;
             let seen = obs.elements.iter().any(|e| {
                 e.visible_texts().any(|t| {
-                    contains_phrase(t, want) || (has_unspaced_script(want) && squash_spaces(t).contains(&squashed))
+                    contains_phrase(t, want)
+                        || (ocr(e) && contains_phrase_ignoring_spaces(t, want))
+                        || (has_unspaced_script(want) && squash_spaces(t).contains(&squashed))
                 })
             }) || obs.window.as_deref().is_some_and(|w| contains_phrase(w, want));
             if seen {
