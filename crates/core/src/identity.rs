@@ -129,6 +129,7 @@ mod tests {
             source: Source::Ax,
             app: "App".into(),
             window: "W".into(),
+            owner: None,
             detail: ElementDetail::default(),
         }
     }

@@ -19,6 +19,7 @@ pub mod render;
 pub mod request;
 pub mod text;
 pub mod turn;
+pub mod visibility;
 
 pub use engine::{Budgets, Config, Confirm, Engine, Knobs, Turn, Vision, UNSUPPORTED};
 pub use ids::{ElementId, ObservationId};

@@ -80,6 +80,7 @@ pub fn merge(ax: &AxSnapshot, ocr: &[OcrLine], geo: Geometry) -> Merged {
             source: Source::Ax,
             app: node.app.clone(),
             window: node.window.clone(),
+            owner: None,
             detail: ElementDetail {
                 native_role: node.native_role.clone(),
                 description: node.description.clone(),
@@ -169,6 +170,7 @@ pub fn merge(ax: &AxSnapshot, ocr: &[OcrLine], geo: Geometry) -> Merged {
             source: Source::Ocr,
             app: String::new(),
             window: String::new(),
+            owner: None,
             detail: ElementDetail { ocr_confidence: Some(line.confidence), ..ElementDetail::default() },
         });
     }

@@ -15,6 +15,8 @@ pub enum Source {
     Ocr,
     /// Found by both; the label agrees with the pixels.
     AxOcr,
+    /// A top-level window, as the window manager reports it.
+    Window,
 }
 
 impl Source {
@@ -23,11 +25,17 @@ impl Source {
             Source::Ax => "ax",
             Source::Ocr => "ocr",
             Source::AxOcr => "ax+ocr",
+            Source::Window => "wm",
         }
     }
 
     pub fn has_ax(self) -> bool {
         matches!(self, Source::Ax | Source::AxOcr)
+    }
+
+    /// Text read off the pixels and nothing else: no control behind it is known.
+    pub fn is_ocr_only(self) -> bool {
+        self == Source::Ocr
     }
 }
 
@@ -44,6 +52,9 @@ pub struct Element {
     pub source: Source,
     pub app: String,
     pub window: String,
+    /// Handle of the top-level window (in [`Observation::windows`]) the element is drawn in; `None` when
+    /// it could not be told.
+    pub owner: Option<u64>,
     /// Extra detail for `inspect`.
     pub detail: ElementDetail,
 }
@@ -128,8 +139,13 @@ pub struct Observation {
     pub focus: Option<usize>,
     pub ax: AxHealth,
     pub ocr: OcrHealth,
-    /// Interactive elements first, then the rest, each in reading order.
+    /// Interactive elements first, then the rest, each in reading order; one element per top-level
+    /// window last, front first. Elements with no visible part are not among them.
     pub elements: Vec<Element>,
+    /// Top-level windows bottom to top (empty when the backend cannot list them).
+    pub windows: Vec<crate::visibility::ScreenWindow>,
+    /// Elements left out because windows in front cover them, per window.
+    pub hidden: Vec<crate::visibility::HiddenCount>,
     /// The image sent to the model: the screenshot, or the zoomed crop for `inspect`.
     pub image: Option<EncodedImage>,
     pub thumbnail: Thumbnail,
@@ -143,6 +159,11 @@ pub struct Observation {
 impl Observation {
     pub fn element(&self, id: ElementId) -> Option<&Element> {
         self.elements.iter().find(|e| e.id == id)
+    }
+
+    /// The window `e` is drawn in.
+    pub fn owner(&self, e: &Element) -> Option<&crate::visibility::ScreenWindow> {
+        e.owner.and_then(|h| self.windows.iter().find(|w| w.handle == h))
     }
 
     pub fn focused(&self) -> Option<&Element> {

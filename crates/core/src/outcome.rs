@@ -163,6 +163,9 @@ pub struct Outcome {
     pub blocked: Vec<BlockedRequest>,
     /// For `type`: whether the text reached the element that received it.
     pub typing: Option<TypingCheck>,
+    /// Windows, dialogs and pop-ups that opened or closed since the previous observation, whoever
+    /// caused it.
+    pub windows: Vec<crate::visibility::WindowEvent>,
     /// Marks the start and end of text read off the screen in [`Outcome::text`].
     pub boundary: String,
     pub(crate) listing: crate::render::Listing,

@@ -165,8 +165,12 @@ impl States {
     pub const FOCUSABLE: States = States(1 << 8);
     /// The default button of its window or form: Return in one of its fields activates it.
     pub const DEFAULT: States = States(1 << 9);
+    /// A window that is the active one (it receives keyboard input).
+    pub const ACTIVE: States = States(1 << 10);
+    /// A window that is minimised (iconified): nothing of it is on screen.
+    pub const MINIMIZED: States = States(1 << 11);
 
-    const NAMES: [(States, &'static str); 10] = [
+    const NAMES: [(States, &'static str); 12] = [
         (States::FOCUSED, "focused"),
         (States::DISABLED, "disabled"),
         (States::CHECKED, "checked"),
@@ -177,6 +181,8 @@ impl States {
         (States::EXPANDED, "expanded"),
         (States::FOCUSABLE, "focusable"),
         (States::DEFAULT, "default"),
+        (States::ACTIVE, "active"),
+        (States::MINIMIZED, "minimized"),
     ];
 
     pub const fn empty() -> States {

@@ -20,7 +20,7 @@ pub use input::{KeyCombo, Modifiers, MouseButton, ScrollDirection};
 pub use network::BlockedRequest;
 pub use traits::{
     Accessibility, AxLimits, Clock, Desktop, Encoder, Input, Launched, NetworkPolicy, Ocr, Screen, Settle,
-    SettleReport, SettleRequest, SettleWatch, SystemClock, TextRoute, WindowInfo, Windows,
+    SettleReport, SettleRequest, SettleWatch, StackedWindow, SystemClock, TextRoute, WindowInfo, WindowKind, Windows,
 };
 
 /// Why a backend call failed.

@@ -69,6 +69,42 @@ pub struct WindowInfo {
     pub bounds: Rect,
 }
 
+/// What a top-level window is to the person looking at it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum WindowKind {
+    #[default]
+    Normal,
+    /// A dialog (transient for another window, or typed as one).
+    Dialog,
+    /// A menu, tooltip, drop-down or notification drawn over everything, unmanaged by the window
+    /// manager (X11 override-redirect).
+    Popup,
+}
+
+impl WindowKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WindowKind::Normal => "window",
+            WindowKind::Dialog => "dialog",
+            WindowKind::Popup => "pop-up",
+        }
+    }
+}
+
+/// One top-level window in the stack.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct StackedWindow {
+    /// The backend's handle for the window (an X window id), for [`Windows::activate`]. Stable while
+    /// the window exists; may be reused after it closed.
+    pub handle: u64,
+    pub info: WindowInfo,
+    pub kind: WindowKind,
+    /// Minimised (iconified): not drawn, covers nothing.
+    pub minimized: bool,
+    /// The active window, which receives keyboard input.
+    pub active: bool,
+}
+
 /// What launching produced.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Launched {
@@ -85,6 +121,24 @@ pub trait Windows: Send {
     fn launch_app(&self, name: &str) -> Result<Launched, PlatformError>;
     /// Opens an already-vetted URL in the browser the backend manages.
     fn open_url(&self, url: &str) -> Result<Launched, PlatformError>;
+
+    /// Every top-level window on screen, **bottom to top** as drawn: managed windows in the window
+    /// manager's stacking order, then pop-ups (menus, tooltips) that lie over everything. What covers
+    /// what is read from it, so a backend that cannot tell reports the frontmost window alone (the
+    /// default), and nothing is ever judged covered.
+    fn stack(&self) -> Result<Vec<StackedWindow>, PlatformError> {
+        Ok(self
+            .frontmost()?
+            .map(|info| StackedWindow { handle: 0, info, kind: WindowKind::Normal, minimized: false, active: true })
+            .into_iter()
+            .collect())
+    }
+
+    /// Raises `handle` (from [`Windows::stack`]), restoring it when minimised, and makes it the active
+    /// window; returns once the window manager says it is.
+    fn activate(&self, handle: u64) -> Result<(), PlatformError> {
+        Err(PlatformError::Unavailable(format!("activating window {handle:#x} on this desktop")))
+    }
 }
 
 /// Parameters for waiting until the screen settles.

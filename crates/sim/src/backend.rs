@@ -7,7 +7,7 @@ use std::time::Duration;
 use handrail_platform::{
     Accessibility, AxLimits, AxSnapshot, BlockedRequest, Clock, EncodedImage, Encoder, Frame, Input, KeyCombo,
     Launched, MouseButton, NetworkPolicy, Ocr, OcrLine, PlatformError, Point, Rect, Screen, ScrollDirection, Settle,
-    SettleReport, SettleRequest, SettleWatch, Size, TextRoute, WindowInfo, Windows,
+    SettleReport, SettleRequest, SettleWatch, Size, StackedWindow, TextRoute, WindowInfo, Windows,
 };
 
 use crate::render::{self, PgmEncoder};
@@ -142,6 +142,20 @@ impl Windows for SimWindows {
         let launched = w.open_url(url);
         w.advance_by(INPUT_STEP);
         Ok(launched)
+    }
+
+    fn stack(&self) -> Result<Vec<StackedWindow>, PlatformError> {
+        let mut w = self.0.lock();
+        w.calls.push(SimCall::Stack);
+        Ok(w.stacked())
+    }
+
+    fn activate(&self, handle: u64) -> Result<(), PlatformError> {
+        let mut w = self.0.lock();
+        w.calls.push(SimCall::Activate(handle));
+        w.activate_window(handle)?;
+        w.advance_by(INPUT_STEP);
+        Ok(())
     }
 }
 

@@ -95,6 +95,9 @@ pub enum SimCall {
     /// Text typed the other way than the preferred one (a second attempt).
     TypeTextAlternate(String),
     Frontmost,
+    Stack,
+    /// A window raised by its handle.
+    Activate(u64),
     LaunchApp(String),
     OpenUrl(String),
     AxSnapshot,

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use handrail_platform::{
     AxHealth, BlockedRequest, KeyCombo, Launched, MouseButton, PlatformError, Point, Rect, ScrollDirection, Size,
-    WindowInfo,
+    StackedWindow, WindowInfo, WindowKind as PlatformWindowKind,
 };
 
 use crate::spec::{
@@ -260,6 +260,42 @@ impl World {
             pid: Some(w.pid),
             bounds: w.bounds,
         })
+    }
+
+    /// Open windows bottom to top as the platform reports them; window handles are `WindowId + 1`.
+    pub fn stacked(&self) -> Vec<StackedWindow> {
+        let front = self.front_window();
+        self.open_windows()
+            .map(|w| StackedWindow {
+                handle: w.id.0 as u64 + 1,
+                info: WindowInfo {
+                    app: w.app.clone(),
+                    class: w.class.clone(),
+                    title: w.title.clone(),
+                    pid: Some(w.pid),
+                    bounds: w.bounds,
+                },
+                kind: match w.kind {
+                    WindowKind::Normal => PlatformWindowKind::Normal,
+                    WindowKind::Dialog => PlatformWindowKind::Dialog,
+                    WindowKind::Popup => PlatformWindowKind::Popup,
+                },
+                minimized: false,
+                active: Some(w.id) == front,
+            })
+            .collect()
+    }
+
+    /// Raises the open window with `handle` (see [`World::stacked`]).
+    pub fn activate_window(&mut self, handle: u64) -> Result<(), PlatformError> {
+        let id = handle
+            .checked_sub(1)
+            .and_then(|i| usize::try_from(i).ok())
+            .map(WindowId)
+            .filter(|id| self.window(*id).is_some_and(|w| w.open))
+            .ok_or_else(|| PlatformError::NotFound(format!("window {handle:#x} does not exist")))?;
+        self.raise(id);
+        Ok(())
     }
 
     fn top_window_at(&self, p: Point) -> Option<WindowId> {

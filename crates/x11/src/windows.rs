@@ -24,6 +24,7 @@
 mod browser;
 mod desktop_entries;
 mod procs;
+mod stack;
 mod watch;
 
 use std::collections::HashMap;
@@ -35,10 +36,12 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use handrail_platform::{Launched, PlatformError, Rect, WindowInfo, Windows};
+use handrail_platform::{Launched, PlatformError, StackedWindow, WindowInfo, Windows};
 use log::{debug, info, warn};
 use x11rb::errors::ReplyError;
 use x11rb::protocol::xproto::{AtomEnum, ClientMessageEvent, ConnectionExt as _, EventMask, GetPropertyReply, Window};
+
+use self::stack::{is_gone, parse_wm_class, InfoRequest};
 
 use self::desktop_entries::DesktopEntry;
 use self::watch::Watcher;
@@ -62,8 +65,7 @@ const HANDOFF_GRACE: Duration = Duration::from_millis(1500);
 const EXITED_GRACE: Duration = Duration::from_secs(5);
 /// Longest application name looked up (edit distances over longer inputs would only cost time).
 const MAX_APP_NAME: usize = 128;
-/// Upper bounds for property reads (in 32-bit units).
-const MAX_TITLE_LEN: u32 = 1024;
+/// Upper bound for window list reads (in 32-bit units).
 const MAX_CLIENTS: u32 = 4096;
 /// Programs never started through the `PATH` fallback: with no arguments they still end sessions,
 /// kill windows or escalate privileges. (Directories named `sbin` are skipped entirely.)
@@ -205,11 +207,6 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 fn failed(e: impl Into<X11Error>) -> PlatformError {
     PlatformError::from(e.into())
-}
-
-/// A BadWindow-style error: the window vanished between two requests.
-fn is_x_error(e: &X11Error) -> bool {
-    matches!(e, X11Error::Reply(ReplyError::X11Error(_)))
 }
 
 impl X11Windows {
@@ -360,7 +357,7 @@ impl X11Windows {
         for facts in self.clients_facts(&windows) {
             match facts {
                 Ok(f) => all.push(f),
-                Err(e) if is_x_error(&e) => {}
+                Err(e) if is_gone(&e) => {}
                 Err(e) => return Err(e.into()),
             }
         }
@@ -369,43 +366,9 @@ impl X11Windows {
 
     /// Everything [`WindowInfo`] holds, with all requests in flight together (one round trip).
     fn query_window(&self, window: Window) -> Result<WindowInfo, X11Error> {
-        let c = &self.conn.conn;
-        let a = &self.conn.atoms;
-        let net_name = c.get_property(false, window, a._NET_WM_NAME, a.UTF8_STRING, 0, MAX_TITLE_LEN)?;
-        let wm_name = c.get_property(false, window, a.WM_NAME, AtomEnum::ANY, 0, MAX_TITLE_LEN)?;
-        let class = c.get_property(false, window, a.WM_CLASS, AtomEnum::STRING, 0, 256)?;
-        let pid = c.get_property(false, window, a._NET_WM_PID, AtomEnum::CARDINAL, 0, 1)?;
-        let extents = c.get_property(false, window, a._NET_FRAME_EXTENTS, AtomEnum::CARDINAL, 0, 4)?;
-        let geometry = c.get_geometry(window)?;
-        let origin = c.translate_coordinates(window, self.conn.root, 0, 0)?;
-
-        let net_name = net_name.reply()?;
-        let wm_name = wm_name.reply()?;
-        let title = if net_name.value_len > 0 {
-            String::from_utf8_lossy(&net_name.value).into_owned()
-        } else {
-            decode_text(&wm_name)
-        };
-        let (instance, class) = parse_wm_class(&class.reply()?.value);
-        let pid = pid.reply()?.value32().and_then(|mut v| v.next()).filter(|p| *p != 0);
-        let extents: Vec<u32> = extents.reply()?.value32().map(|v| v.collect()).unwrap_or_default();
-        let [left, right, top, bottom] = match extents[..] {
-            [l, r, t, b] => [l, r, t, b],
-            _ => [0; 4],
-        };
-        let geometry = geometry.reply()?;
-        let origin = origin.reply()?;
-        // `origin` is the inside of the client's own border; the frame surrounds border and client.
-        let border = u32::from(geometry.border_width);
-        let bounds = Rect::new(
-            i32::from(origin.dst_x) - (left + border) as i32,
-            i32::from(origin.dst_y) - (top + border) as i32,
-            u32::from(geometry.width) + left + right + 2 * border,
-            u32::from(geometry.height) + top + bottom + 2 * border,
-        );
-        let app = self.app_name(&instance, &class, pid);
-        let class = if class.is_empty() { instance } else { class };
-        Ok(WindowInfo { app, class, title: title.trim_end_matches('\0').to_owned(), pid, bounds })
+        let raw = InfoRequest::send(&self.conn, window)?.finish()?;
+        let app = self.app_name(&raw.instance, &raw.class, raw.pid);
+        Ok(raw.into_info(app))
     }
 
     /// A human app name for a window: the desktop entry owning its WM_CLASS, else the class, else the
@@ -686,7 +649,7 @@ impl X11Windows {
             match facts {
                 Ok(f) if Self::class_matches(&f, classes) => return Ok(Some(f.window)),
                 Ok(_) => {}
-                Err(e) if is_x_error(&e) => {}
+                Err(e) if is_gone(&e) => {}
                 Err(e) => return Err(e.into()),
             }
         }
@@ -777,7 +740,7 @@ impl Windows for X11Windows {
             let Some(window) = self.read_active().map_err(failed)? else { return Ok(None) };
             match self.query_window(window) {
                 Ok(info) => return Ok(Some(info)),
-                Err(e) if is_x_error(&e) && attempts > 1 => {
+                Err(e) if is_gone(&e) && attempts > 1 => {
                     debug!("active window {window:#x} vanished while reading it: {e}");
                     attempts -= 1;
                 }
@@ -802,25 +765,29 @@ impl Windows for X11Windows {
         let plan = self.plan_browser(Some(url))?;
         self.launch(plan)
     }
-}
 
-/// WM_CLASS is two NUL-terminated strings: instance, class.
-fn parse_wm_class(value: &[u8]) -> (String, String) {
-    let mut parts = value.split(|b| *b == 0).map(|p| String::from_utf8_lossy(p).into_owned());
-    (parts.next().unwrap_or_default(), parts.next().unwrap_or_default())
-}
+    fn stack(&self) -> Result<Vec<StackedWindow>, PlatformError> {
+        let active = self.read_active().map_err(failed)?;
+        let raw = stack::read_stack(&self.conn).map_err(failed)?;
+        Ok(raw
+            .into_iter()
+            .map(|w| {
+                let app = self.app_name(&w.info.instance, &w.info.class, w.info.pid);
+                stack::to_stacked(w, app, active)
+            })
+            .collect())
+    }
 
-/// WM_NAME text: `STRING` is Latin-1; `UTF8_STRING` and `COMPOUND_TEXT` (ASCII in practice) as UTF-8.
-fn decode_text(reply: &GetPropertyReply) -> String {
-    if reply.type_ == u32::from(AtomEnum::STRING) {
-        reply.value.iter().map(|&b| char::from(b)).collect()
-    } else {
-        String::from_utf8_lossy(&reply.value).into_owned()
+    fn activate(&self, handle: u64) -> Result<(), PlatformError> {
+        let window = Window::try_from(handle)
+            .map_err(|_| PlatformError::Invalid(format!("{handle:#x} is not an X window id")))?;
+        X11Windows::activate(self, window)
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::stack::decode_text;
     use super::*;
 
     #[test]

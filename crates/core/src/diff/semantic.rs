@@ -177,6 +177,7 @@ mod tests {
             source: Source::Ax,
             app: "A".into(),
             window: "W".into(),
+            owner: None,
             detail: ElementDetail::default(),
         }
     }

@@ -23,7 +23,7 @@ use crate::guard::terminal::{is_terminal_element, PendingLine, TerminalId};
 use crate::guard::url::{vet_url, UrlPolicy};
 use crate::identity::{centre_distance, drift_tolerance, match_elements, IdTracker};
 use crate::ids::ObservationId;
-use crate::merge::{merge, name_front_app, Geometry};
+use crate::merge::Geometry;
 use crate::observation::{Element, FrontWindow, InspectDetail, Observation, Source};
 use crate::outcome::{Changes, ExpectOutcome, GuardDecision, Outcome, Status, Timings, TypingCheck};
 use crate::render::{quote_clipped, Listing};
@@ -33,8 +33,11 @@ use crate::text::{
     squash_spaces,
 };
 use crate::turn::{next_inferred_id, Mode, TurnSource};
+use crate::visibility::{self, ScreenWindow};
 
+mod aim;
 mod judge;
+mod look;
 mod typing;
 
 use judge::Judged;
@@ -238,6 +241,7 @@ fn bare(
         latest,
         blocked: Vec::new(),
         typing: None,
+        windows: Vec::new(),
         boundary: String::new(),
         listing: Listing::default(),
     }
@@ -429,7 +433,11 @@ impl Engine {
         self.infer_turn();
         let started = self.desktop.clock.now();
         self.session.marks = request.marks.unwrap_or(self.config.marks);
+        let before = self.session.latest.clone();
         let mut outcome = self.run_inner(&request);
+        if let (Some(before), Some(after)) = (&before, &outcome.observation) {
+            outcome.windows = visibility::window_events(&before.windows, &after.windows);
+        }
         // After the action settled and the screen was observed again: whatever the browser tried and
         // the network guard refused meanwhile (a redirect, a script, a subresource) is reported now.
         // Every call that passed the gate drains it, so a see or a refused call loses nothing either.
@@ -588,29 +596,40 @@ impl Engine {
                     Box::new(o)
                 })?,
             };
-            let point = obs.to_screen(aim_point(&element, &obs.elements));
+            if element.source == Source::Window && !acts_on_windows(&request.command) {
+                return Err(Box::new(bare(
+                    Status::Error,
+                    Some(action),
+                    summarize(request),
+                    Some(format!(
+                        "{} is a window: click it to raise it, or target an element inside it for {}",
+                        element.id, action
+                    )),
+                    Some(obs.id),
+                )));
+            }
+            let Some(point) = aim::aim_point(&element, &obs.elements, &obs.windows) else {
+                return Err(Box::new(bare(
+                    Status::Stale,
+                    Some(action),
+                    summarize(request),
+                    Some(format!("{} is not visible in {}; see again", element.id, obs.id)),
+                    Some(obs.id),
+                )));
+            };
+            let point = obs.to_screen(point);
             aims.push(Aim { element, point });
         }
         Ok(aims)
     }
 
     fn find_text(&self, obs: &Observation, text: &str) -> Result<Element, (Status, String)> {
-        let wanted = normalize(text);
-        let exact: Vec<&Element> =
-            obs.elements.iter().filter(|e| e.visible_texts().any(|t| normalize(t) == wanted)).collect();
-        let found = if exact.is_empty() {
-            let squashed = squash_spaces(text);
-            obs.elements
-                .iter()
-                .filter(|e| {
-                    e.visible_texts().any(|t| {
-                        contains_normalized(t, text) || (!squashed.is_empty() && squash_spaces(t).contains(&squashed))
-                    })
-                })
-                .collect()
-        } else {
-            exact
-        };
+        // A window's title names the page inside it: text is looked for in what windows show first,
+        // and only then among the titles.
+        let (inside, windows): (Vec<&Element>, Vec<&Element>) =
+            obs.elements.iter().partition(|e| e.source != Source::Window);
+        let found = Self::matching(&inside, text);
+        let found = if found.is_empty() { Self::matching(&windows, text) } else { found };
         match found.as_slice() {
             [] => Err((
                 Status::Error,
@@ -637,6 +656,26 @@ impl Engine {
                 ))
             }
         }
+    }
+
+    /// Elements showing `text`: exactly (after normalising), else containing it.
+    fn matching<'e>(elements: &[&'e Element], text: &str) -> Vec<&'e Element> {
+        let wanted = normalize(text);
+        let exact: Vec<&Element> =
+            elements.iter().copied().filter(|e| e.visible_texts().any(|t| normalize(t) == wanted)).collect();
+        if !exact.is_empty() {
+            return exact;
+        }
+        let squashed = squash_spaces(text);
+        elements
+            .iter()
+            .copied()
+            .filter(|e| {
+                e.visible_texts().any(|t| {
+                    contains_normalized(t, text) || (!squashed.is_empty() && squash_spaces(t).contains(&squashed))
+                })
+            })
+            .collect()
     }
 
     fn see(&mut self, action: ActionKind, summary: String) -> Outcome {
@@ -856,8 +895,8 @@ impl Engine {
         let ax = d.accessibility.snapshot(&self.config.ax_limits);
         let front = d.windows.frontmost().ok().flatten();
         let geo = Geometry { image: frame.size, scale: frame.scale() };
-        let mut merged = merge(&ax, &[], geo);
-        name_front_app(&mut merged.elements, front.as_ref());
+        let windows = look::read_windows(d, frame.scale());
+        let mut merged = look::visible_elements(&ax, &[], geo, front.as_ref(), &windows);
         self.session.tracker.peek(&mut merged.elements);
         Ok(Probe {
             thumbnail: Thumbnail::of(&frame),
@@ -867,6 +906,8 @@ impl Engine {
             window: front.map(|w| w.title),
             focus: merged.focus,
             elements: merged.elements,
+            covered: merged.hidden_elements,
+            windows,
         })
     }
 }
@@ -945,14 +986,32 @@ struct Probe {
     front: Option<FrontWindow>,
     focus: Option<usize>,
     elements: Vec<Element>,
+    /// Elements no part of which is visible (windows in front cover them).
+    covered: Vec<Element>,
+    windows: Vec<ScreenWindow>,
 }
 
 /// Checks the target is still where the observation said; updates its point when it drifted slightly.
 fn recheck(aim: &mut Aim, latest: &Observation, probe: &Probe) -> Result<(), String> {
     let e = &aim.element;
+    if e.source == Source::Window {
+        return match probe.windows.iter().find(|w| Some(w.handle) == e.owner) {
+            Some(_) => Ok(()),
+            None => Err(format!("{} window {} is closed", e.id, quote_clipped(&e.label, 40))),
+        };
+    }
     if e.source.has_ax() && matches!(probe.ax, AxHealth::Ok | AxHealth::Partial) {
         let partner = match_elements(&probe.elements, std::slice::from_ref(e))[0];
         let Some(pi) = partner else {
+            if match_elements(&probe.covered, std::slice::from_ref(e))[0].is_some() {
+                return Err(format!(
+                    "{} {} {} is covered by {} now: no part of it is visible",
+                    e.id,
+                    e.role,
+                    quote_clipped(&e.label, 40),
+                    covering_window(e, &probe.windows)
+                ));
+            }
             // Not nearby: is the same element somewhere else, or gone?
             let elsewhere = probe
                 .elements
@@ -986,6 +1045,23 @@ fn recheck(aim: &mut Aim, latest: &Observation, probe: &Probe) -> Result<(), Str
         let old = latest.to_screen(e.bounds.center());
         let new = latest.to_screen(now.bounds.center());
         aim.point = Point::new(aim.point.x + new.x - old.x, aim.point.y + new.y - old.y);
+        // A window may have moved over part of it since: the point must still be on what is visible.
+        let shot = Point::new(
+            (f64::from(aim.point.x) / latest.scale).round() as i32,
+            (f64::from(aim.point.y) / latest.scale).round() as i32,
+        );
+        if !visibility::visible_parts(now, &probe.windows).iter().any(|r| r.contains(shot)) {
+            let Some(p) = aim::aim_point(now, &probe.elements, &probe.windows) else {
+                return Err(format!(
+                    "{} {} {} is covered by {} now: no part of it is visible",
+                    e.id,
+                    e.role,
+                    quote_clipped(&e.label, 40),
+                    covering_window(now, &probe.windows)
+                ));
+            };
+            aim.point = latest.to_screen(p);
+        }
         return Ok(());
     }
     if latest.thumbnail.region_changed(&probe.thumbnail, &e.bounds) {
@@ -994,11 +1070,42 @@ fn recheck(aim: &mut Aim, latest: &Observation, probe: &Probe) -> Result<(), Str
     Ok(())
 }
 
+/// Whether `command` may target a window element: raising it (click), pointing at it, inspecting it.
+fn acts_on_windows(command: &Command) -> bool {
+    matches!(command, Command::Pointer { kind: PointerKind::Click | PointerKind::Hover, .. } | Command::Inspect(_))
+}
+
+/// How a person would name the window drawn over most of `e`.
+fn covering_window(e: &Element, windows: &[ScreenWindow]) -> String {
+    let owner = e.owner.and_then(|h| windows.iter().position(|w| w.handle == h));
+    windows
+        .iter()
+        .enumerate()
+        .rev()
+        .filter(|(i, w)| owner.is_none_or(|o| *i > o) && !w.minimized)
+        .max_by_key(|(_, w)| w.bounds.intersection(&e.bounds).map_or(0, |r| r.area()))
+        .map_or_else(
+            || "another window".to_string(),
+            |(_, w)| format!("the {} {}", w.kind.as_str(), w.describe_short()),
+        )
+}
+
 /// Performs the action on the desktop.
 fn perform(desktop: &Desktop, request: &Request, aims: &[Aim], policy: &UrlPolicy) -> Result<(), PlatformError> {
     let first = aims.first().map(|a| a.point);
     let need = |p: Option<Point>| p.ok_or_else(|| PlatformError::Invalid("the action has no target".into()));
     match &request.command {
+        // A window is raised through the window manager: a click at a point of it could land on
+        // whatever lies in front, and a minimised window has no point at all.
+        Command::Pointer { kind: PointerKind::Click, .. }
+            if aims.first().is_some_and(|a| a.element.source == Source::Window) =>
+        {
+            let handle = aims
+                .first()
+                .and_then(|a| a.element.owner)
+                .ok_or_else(|| PlatformError::Invalid("the window element has no window handle".into()))?;
+            desktop.windows.activate(handle)
+        }
         Command::Pointer { kind, .. } => {
             let p = need(first)?;
             match kind {
@@ -1034,51 +1141,6 @@ fn perform(desktop: &Desktop, request: &Request, aims: &[Aim], policy: &UrlPolic
     }
 }
 
-/// Where to click `target` (screenshot coordinates): its centre, unless another interactive element of
-/// the observation covers that point — overlapping controls, where the one drawn on top would take the
-/// click. Then the point of the target nearest its centre that no such element covers; the centre when
-/// none is free. Containers and contents (boxes inside one another) do not count as covering.
-fn aim_point(target: &Element, elements: &[Element]) -> Point {
-    let b = target.bounds;
-    let centre = b.center();
-    let covering: Vec<Rect> = elements
-        .iter()
-        .filter(|e| e.id != target.id && e.is_interactive())
-        .map(|e| e.bounds)
-        .filter(|r| r.contains(centre) && !r.contains_rect(&b) && !b.contains_rect(r))
-        .collect();
-    if covering.is_empty() || b.width < 2 || b.height < 2 {
-        return centre;
-    }
-    let mut candidates = Vec::with_capacity(81);
-    for i in 0..9i64 {
-        for j in 0..9i64 {
-            let x = i64::from(b.x) + (i64::from(b.width) * (2 * i + 1)) / 18;
-            let y = i64::from(b.y) + (i64::from(b.height) * (2 * j + 1)) / 18;
-            let p = Point::new(i32::try_from(x).unwrap_or(centre.x), i32::try_from(y).unwrap_or(centre.y));
-            candidates.push(p);
-        }
-    }
-    // Edges too: a thin strip left uncovered is often all there is.
-    for (x, y) in [
-        (i64::from(b.x) + i64::from(b.width) / 2, i64::from(b.y) + i64::from(b.height) - 2),
-        (i64::from(b.x) + i64::from(b.width) / 2, i64::from(b.y) + 1),
-        (i64::from(b.x) + 1, i64::from(b.y) + i64::from(b.height) / 2),
-        (i64::from(b.x) + i64::from(b.width) - 2, i64::from(b.y) + i64::from(b.height) / 2),
-    ] {
-        candidates.push(Point::new(i32::try_from(x).unwrap_or(centre.x), i32::try_from(y).unwrap_or(centre.y)));
-    }
-    let distance = |p: &Point| {
-        let (dx, dy) = (i64::from(p.x) - i64::from(centre.x), i64::from(p.y) - i64::from(centre.y));
-        dx * dx + dy * dy
-    };
-    candidates
-        .into_iter()
-        .filter(|p| b.contains(*p) && !covering.iter().any(|r| r.contains(*p)))
-        .min_by_key(distance)
-        .unwrap_or(centre)
-}
-
 /// Looks at the screen: capture, accessibility, OCR, merge, ids, thumbnail, encode.
 fn observe(
     desktop: &Desktop,
@@ -1098,6 +1160,7 @@ fn observe(
     let front = desktop.windows.frontmost().ok().flatten();
     let scale = frame.scale();
     let geo = Geometry { image: frame.size, scale };
+    let windows = look::read_windows(desktop, scale);
     let (lines, ocr) = if !config.ocr {
         (Vec::new(), OcrHealth::Off)
     } else if !desktop.ocr.available() {
@@ -1106,7 +1169,8 @@ fn observe(
         // Text the accessibility tree already gives need not be read twice.
         let opaque =
             front.as_ref().map(|w| FrontWindow::of(w, scale)).filter(FrontWindow::is_terminal).map(|f| f.bounds);
-        desktop.ocr.skip_regions(&ax_text_regions(&merge(&ax, &[], geo).elements, opaque));
+        let ax_only = look::visible_elements(&ax, &[], geo, front.as_ref(), &windows);
+        desktop.ocr.skip_regions(&ax_text_regions(&ax_only.elements, opaque));
         // Terminal text (small monospace glyphs) reads best with settings of its own.
         desktop.ocr.terminal_regions(opaque.as_slice());
         match desktop.ocr.recognize(&frame, None) {
@@ -1117,8 +1181,7 @@ fn observe(
             }
         }
     };
-    let mut merged = merge(&ax, &lines, geo);
-    name_front_app(&mut merged.elements, front.as_ref());
+    let mut merged = look::visible_elements(&ax, &lines, geo, front.as_ref(), &windows);
     tracker.assign(&mut merged.elements);
     let thumbnail = Thumbnail::of(&frame);
     let focused_app = merged.focus.and_then(|i| merged.elements.get(i)).map(|e| e.app.clone());
@@ -1162,6 +1225,8 @@ fn observe(
         ax: ax.health,
         ocr,
         elements: merged.elements,
+        windows,
+        hidden: merged.hidden,
         image: Some(image),
         thumbnail,
         inspect: inspect_detail,

@@ -28,7 +28,7 @@ use handrail_platform::{AxHealth, KeyCombo, OcrHealth, Role, States};
 use super::navigation::is_address_bar;
 use super::terminal::is_terminal_element;
 use crate::bindings::triggers;
-use crate::observation::{Element, FrontWindow};
+use crate::observation::{Element, FrontWindow, Source};
 use crate::request::{Command, PointerKind};
 
 /// What an input does to an element.
@@ -153,7 +153,9 @@ pub fn effects<'a>(command: &Command, targets: &[&'a Element], scene: &Scene<'a>
     let mut out = InputEffects::default();
     match command {
         Command::Pointer { kind, .. } => {
-            if let (Some(t), Some(verb)) = (targets.first(), activating_verb(*kind)) {
+            // Clicking a window element raises that window and activates nothing inside it.
+            let t = targets.first().filter(|t| t.source != Source::Window);
+            if let (Some(t), Some(verb)) = (t, activating_verb(*kind)) {
                 out.reach(t, Effect::Activates, verb.to_string(), true);
             }
         }
@@ -212,7 +214,7 @@ fn terminal_of<'a>(to: Receiver<'a>, scene: &Scene<'a>) -> Option<Option<&'a Ele
         Receiver::Unknown => Some(None),
         // Text read off the terminal's screen, not an accessible control of its own.
         Receiver::Target(e) | Receiver::LastClicked(e) | Receiver::Focused(e)
-            if !e.source.has_ax() && front.bounds.contains(e.bounds.center()) =>
+            if e.source.is_ocr_only() && front.bounds.contains(e.bounds.center()) =>
         {
             Some(None)
         }
@@ -395,7 +397,7 @@ fn bindings_known(e: &Element) -> bool {
 /// control (an OCR-only element may be anything).
 fn alt_mnemonic_could_hit(combo: &KeyCombo, e: &Element) -> bool {
     let m = combo.modifiers;
-    let may_be_control = is_control(e) || !e.source.has_ax();
+    let may_be_control = is_control(e) || e.source.is_ocr_only();
     if !m.alt || m.ctrl || m.super_key || !may_be_control {
         return false;
     }
@@ -445,6 +447,7 @@ mod tests {
             source: Source::Ax,
             app: "app".into(),
             window: "w".into(),
+            owner: None,
             detail: ElementDetail { actions: vec!["click".into()], ..ElementDetail::default() },
         }
     }

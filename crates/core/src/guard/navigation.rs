@@ -130,6 +130,7 @@ mod tests {
             source: Source::Ax,
             app: app.into(),
             window: "w".into(),
+            owner: None,
             detail: ElementDetail {
                 in_toolbar,
                 attributes: attributes.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),

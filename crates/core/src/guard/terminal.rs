@@ -332,7 +332,7 @@ pub fn shown_line(terminal: Option<&Element>, elements: &[Element], area: Option
     let area = area.or(terminal.map(|t| t.bounds))?;
     let ocr: Vec<&Element> = elements
         .iter()
-        .filter(|e| !e.source.has_ax() && !e.label.trim().is_empty() && area.contains(e.bounds.center()))
+        .filter(|e| e.source.is_ocr_only() && !e.label.trim().is_empty() && area.contains(e.bounds.center()))
         .collect();
     let lowest = ocr.iter().max_by_key(|e| e.bounds.bottom())?;
     let centre = |e: &Element| e.bounds.center().y;
