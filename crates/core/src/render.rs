@@ -9,6 +9,7 @@ use handrail_platform::BlockedRequest;
 use crate::diff::{ElementRef, SemanticDiff, VisualDiff};
 use crate::observation::{Element, Observation, Source};
 use crate::outcome::{ExpectOutcome, Outcome, TypingCheck};
+use crate::visibility::ScreenWindow;
 
 /// Limits of an observation listing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,11 +104,11 @@ const MAX_WINDOW_LINES: usize = 12;
 
 /// How many of `elements` (in order) the observation text lists within the listing's budget. Window
 /// elements (at the end) are listed on their own and not counted here.
-pub fn listed_count(elements: &[Element], listing: &Listing) -> usize {
+pub fn listed_count(elements: &[Element], windows: &[ScreenWindow], listing: &Listing) -> usize {
     let mut used = 0usize;
     let mut shown = 0usize;
     for e in elements.iter().take_while(|e| e.source != Source::Window) {
-        let line = element_line(e, listing);
+        let line = listed_line(e, windows, listing);
         if shown >= listing.max_elements || used + line.len() + 1 > listing.max_bytes {
             break;
         }
@@ -133,9 +134,9 @@ pub fn observation_text(obs: &Observation, listing: &Listing) -> String {
         }
         return out;
     }
-    let shown = listed_count(&obs.elements, listing);
+    let shown = listed_count(&obs.elements, &obs.windows, listing);
     for e in &obs.elements[..shown] {
-        out.push_str(&element_line(e, listing));
+        out.push_str(&listed_line(e, &obs.windows, listing));
         out.push('\n');
     }
     let windows: Vec<&Element> = obs.elements.iter().filter(|e| e.source == Source::Window).collect();
@@ -158,6 +159,18 @@ pub fn observation_text(obs: &Observation, listing: &Listing) -> String {
         let _ = writeln!(out, "… {} more windows", windows.len() - MAX_WINDOW_LINES);
     }
     out
+}
+
+/// An element's line in the listing: [`element_line`], marked when a window in front covers part of
+/// it (a click then lands on its visible part, which raises its window).
+fn listed_line(e: &Element, windows: &[ScreenWindow], listing: &Listing) -> String {
+    let mut line = element_line(e, listing);
+    let partly = e.owner.is_some()
+        && crate::visibility::visible_parts(e, windows).iter().map(|r| r.area()).sum::<u64>() < e.bounds.area();
+    if partly {
+        line.push_str(" partly_covered");
+    }
+    line
 }
 
 /// `hidden: 13 elements of window e41 "Other - Chromium" (covered by windows in front; click e41 to

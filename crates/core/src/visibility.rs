@@ -238,6 +238,11 @@ pub fn clip(elements: Vec<Element>, focus: Option<usize>, windows: &[ScreenWindo
     for mut e in elements {
         let owner = owner_of(&e, windows);
         e.owner = owner.map(|i| windows[i].handle);
+        if owner.is_some_and(|i| is_title_bar_text(&e, &windows[i])) {
+            // The window's own element names it already.
+            new_index.push(None);
+            continue;
+        }
         let visible = owner.is_none() || !visible_parts(&e, windows).is_empty();
         if visible {
             new_index.push(Some(kept.len()));
@@ -260,6 +265,22 @@ pub fn clip(elements: Vec<Element>, focus: Option<usize>, windows: &[ScreenWindo
     }
     hidden.sort_by_key(|h| std::cmp::Reverse(h.window));
     Clipped { elements: kept, focus: focus.and_then(|f| new_index.get(f).copied().flatten()), hidden, hidden_elements }
+}
+
+/// Height of the band at the top of a window where its title bar's text is read.
+const TITLE_BAND: i64 = 40;
+
+/// Text read off a window's title bar: its title again (or the start of it, where the bar cut it short).
+fn is_title_bar_text(e: &Element, w: &ScreenWindow) -> bool {
+    if !e.source.is_ocr_only()
+        || w.kind == WindowKind::Popup
+        || i64::from(e.bounds.y) >= i64::from(w.bounds.y) + TITLE_BAND
+    {
+        return false;
+    }
+    let (text, title) = (crate::text::normalize(&e.label), crate::text::normalize(&w.title));
+    let text = text.trim_end_matches(['…', '.']).trim_end();
+    !text.is_empty() && (text == title || (text.chars().count() >= 10 && title.starts_with(text)))
 }
 
 /// One element per window (pop-ups excluded: they are part of what they pop up from), front first, so a

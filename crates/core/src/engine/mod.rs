@@ -1190,7 +1190,7 @@ fn observe(
     // The image: the screenshot, or a full-resolution crop of the inspected region.
     let (image, inspect_detail) = match inspect {
         None if marks => {
-            let shown = crate::render::listed_count(&merged.elements, &config.listing);
+            let shown = crate::render::listed_count(&merged.elements, &windows, &config.listing);
             let boxes: Vec<(Rect, String)> =
                 merged.elements[..shown].iter().map(|e| (e.bounds, e.id.to_string())).collect();
             let mut marked = frame.clone();

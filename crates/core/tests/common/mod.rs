@@ -99,6 +99,22 @@ impl Fx {
             .unwrap_or_else(|| panic!("no element labelled {label:?} in {}", obs.id))
     }
 
+    /// The element id (in the latest observation) of the window titled `title`.
+    pub fn window_id(&self, title: &str) -> String {
+        let obs = self.engine.latest().expect("an observation");
+        obs.elements
+            .iter()
+            .find(|e| e.label == title && e.source == handrail_core::Source::Window)
+            .map(|e| e.id.to_string())
+            .unwrap_or_else(|| panic!("no window titled {title:?} in {}", obs.id))
+    }
+
+    /// Runs an action on the window titled `title` in the latest observation.
+    pub fn on_window(&mut self, action: &str, title: &str) -> Outcome {
+        let (obs, id) = (self.latest(), self.window_id(title));
+        self.call(&[("action", action), ("observation_id", &obs), ("element_id", &id)])
+    }
+
     /// Runs an action on the element labelled `label` of the latest observation.
     pub fn on(&mut self, action: &str, label: &str, extra: &[(&str, &str)]) -> Outcome {
         let (obs, id) = (self.latest(), self.id(label));
