@@ -166,6 +166,9 @@ pub struct Outcome {
     /// Windows, dialogs and pop-ups that opened or closed since the previous observation, whoever
     /// caused it.
     pub windows: Vec<crate::visibility::WindowEvent>,
+    /// The screen changed, but only outside the target's window and app (named here): the input did
+    /// not visibly reach its target. The status is then `no_visible_change`.
+    pub elsewhere: Option<String>,
     /// Marks the start and end of text read off the screen in [`Outcome::text`].
     pub boundary: String,
     pub(crate) listing: crate::render::Listing,

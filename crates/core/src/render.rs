@@ -385,7 +385,11 @@ pub fn outcome_text(o: &Outcome) -> String {
     out.push(' ');
     out.push_str(&o.summary);
     if let Some(changes) = &o.changes {
-        out.push_str(if changes.any() { " — changed" } else { " — nothing changed on screen" });
+        out.push_str(match (&o.elsewhere, changes.any()) {
+            (Some(_), _) => " — changed only elsewhere, not on its target",
+            (None, true) => " — changed",
+            (None, false) => " — nothing changed on screen",
+        });
     }
     out.push('\n');
     if let Some(m) = &o.message {

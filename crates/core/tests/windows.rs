@@ -176,3 +176,65 @@ fn windows_that_open_or_close_between_calls_are_named() {
     let o = d.fx.see();
     assert!(o.windows.is_empty(), "nothing new: {}", o.text());
 }
+
+#[test]
+fn a_click_whose_only_effect_is_in_another_window_is_not_reported_as_reaching_its_target() {
+    let mut d = desk();
+    // "Sync" in Notes quietly relabels a button of the Forms window behind it, nothing in Notes.
+    let sync = d.fx.sim.add_widget(
+        d.front,
+        Widget::button("Sync")
+            .at(520, 470, 80, 28)
+            .focus_on_click(false)
+            .on_click(Reaction::set_label("partly", "Synced")),
+    );
+    d.fx.see();
+    let o = d.fx.on("click", "Sync", &[]);
+    assert_eq!(d.fx.sim.widget(d.partly).label, "Synced", "the click ran");
+    assert_eq!(o.status, Status::NoVisibleChange, "{}", o.text());
+    let elsewhere = o.elsewhere.clone().expect("the other window's change is named");
+    assert!(elsewhere.contains("\"Notes\""), "names the target's window: {elsewhere}");
+    assert!(o.message.clone().unwrap_or_default().contains("elsewhere"), "{}", o.text());
+    assert!(o.text().contains("changed only elsewhere"), "{}", o.text());
+    // Repeating the same click blindly is refused like any click that changed nothing.
+    d.fx.sim.clear_calls();
+    let again = d.fx.on("click", "Sync", &[]);
+    assert_ne!(again.status, Status::Ok, "{}", again.text());
+    assert!(clicks(&d.fx.sim).is_empty(), "{}", again.text());
+    let _ = sync;
+}
+
+#[test]
+fn a_dialog_the_target_app_opens_counts_as_reaching_the_target() {
+    let mut d = desk();
+    d.fx.sim.add_widget(
+        d.front,
+        Widget::button("Export").at(520, 470, 80, 28).focus_on_click(false).on_click(Reaction::open_window(
+            WindowSpec::dialog("Notes", "Export notes").bounds(Rect::new(700, 100, 300, 150)),
+        )),
+    );
+    d.fx.see();
+    let o = d.fx.on("click", "Export", &[]);
+    assert_eq!(o.status, Status::Ok, "{}", o.text());
+    assert!(o.elsewhere.is_none(), "{}", o.text());
+    assert!(o.text().contains("dialog opened: \"Export notes\""), "{}", o.text());
+}
+
+#[test]
+fn a_click_that_changes_its_own_window_and_another_is_on_target() {
+    let mut d = desk();
+    let status = d.fx.sim.add_widget(d.front, Widget::text("Idle").key("status").at(100, 520, 200, 20));
+    d.fx.sim.add_widget(
+        d.front,
+        Widget::button("Sync")
+            .at(520, 470, 80, 28)
+            .focus_on_click(false)
+            .on_click(Reaction::set_label("partly", "Synced"))
+            .on_click(Reaction::set_label("status", "Synced 1 note")),
+    );
+    d.fx.see();
+    let o = d.fx.on("click", "Sync", &[]);
+    assert_eq!(d.fx.sim.widget(status).label, "Synced 1 note");
+    assert_eq!(o.status, Status::Ok, "{}", o.text());
+    assert!(o.elsewhere.is_none(), "{}", o.text());
+}

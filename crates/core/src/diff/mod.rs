@@ -1,5 +1,6 @@
 //! Before/after comparison on two channels: pixels ([`visual`]) and meaning ([`semantic`]).
 
+pub mod attribution;
 pub mod semantic;
 pub mod visual;
 

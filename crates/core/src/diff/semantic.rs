@@ -27,11 +27,13 @@ pub struct ElementRef {
     pub id: ElementId,
     pub role: Role,
     pub label: String,
+    /// The window it is drawn in (see [`Element::owner`]), for telling where a change happened.
+    pub owner: Option<u64>,
 }
 
 impl ElementRef {
     pub fn of(e: &Element) -> Self {
-        Self { id: e.id, role: e.role, label: e.label.clone() }
+        Self { id: e.id, role: e.role, label: e.label.clone(), owner: e.owner }
     }
 }
 

@@ -17,6 +17,7 @@ use handrail_platform::{
     SettleRequest, Size,
 };
 
+use crate::diff::attribution::{place, Placement, Scene as AttributionScene};
 use crate::diff::{SemanticDiff, StateView, Thumbnail, VisualDiff};
 use crate::guard::effect::keeps_focus;
 use crate::guard::terminal::{is_terminal_element, PendingLine, TerminalId};
@@ -242,6 +243,7 @@ fn bare(
         blocked: Vec::new(),
         typing: None,
         windows: Vec::new(),
+        elsewhere: None,
         boundary: String::new(),
         listing: Listing::default(),
     }
@@ -838,7 +840,19 @@ impl Engine {
             settle_report.ignored.iter().map(|r| if scale == 1.0 { *r } else { r.scaled(1.0 / scale) }).collect();
         let visual = VisualDiff::between(&probe.thumbnail, &fresh.obs.thumbnail, &ignored);
         let changes = Changes { semantic, visual };
-        let changed = changes.any();
+        let elsewhere = match aims.first().filter(|_| reaches_its_target(&request.command)) {
+            Some(aim) => aim.element.owner.and_then(|target_window| {
+                let scene = AttributionScene { target_window, before: &probe.windows, after: &fresh.obs.windows };
+                match place(&changes, &scene) {
+                    Placement::Elsewhere { target_window } => Some(target_window),
+                    Placement::OnTarget | Placement::Unknown => None,
+                }
+            }),
+            None => None,
+        };
+        // A change only elsewhere is no evidence the action reached its target: it counts as none for
+        // the no-blind-repeat rule.
+        let changed = changes.any() && elsewhere.is_none();
 
         if changed {
             self.session.unchanged = None;
@@ -871,12 +885,20 @@ impl Engine {
         o.expect = request.expect.clone().zip(expect_outcome);
         o.timings.settle = settle_time;
         o.timings.settled = Some(settle_report.settled);
-        if !changed {
+        if let Some(window) = &elsewhere {
+            let target = aims.first().map(|a| a.element.id.to_string()).unwrap_or_default();
+            o.message = Some(format!(
+                "the action ran, but nothing changed on {target} or its window {window}: the only changes were elsewhere \
+                 (see the evidence), so the input may not have reached its target — observe, find the target again, and \
+                 retry differently"
+            ));
+        } else if !changed {
             o.message = Some(
                 "the action ran but nothing changed on screen; do not assume it worked — observe, find the target again, and retry differently"
                     .into(),
             );
         }
+        o.elsewhere = elsewhere;
         if let Some(TypingCheck::NotArrived { element, retried, .. }) = &typing {
             o.status = Status::Error;
             let again = if *retried { ", also when sent again the other way" } else { "" };
@@ -1068,6 +1090,17 @@ fn recheck(aim: &mut Aim, latest: &Observation, probe: &Probe) -> Result<(), Str
         return Err(format!("the pixels under {} {} changed since {}", e.id, quote_clipped(&e.label, 40), latest.id));
     }
     Ok(())
+}
+
+/// Whether `command`'s effect should show on its target's window (pointing at something shows what
+/// lies under the pointer, which may be anywhere).
+fn reaches_its_target(command: &Command) -> bool {
+    match command {
+        Command::Pointer { kind, .. } => *kind != PointerKind::Hover,
+        Command::Drag { .. } | Command::Scroll { .. } => true,
+        Command::Type { target, .. } => target.is_some(),
+        _ => false,
+    }
 }
 
 /// Whether `command` may target a window element: raising it (click), pointing at it, inspecting it.
