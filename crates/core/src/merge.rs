@@ -12,7 +12,7 @@ use handrail_platform::{AxSnapshot, OcrLine, Rect, Role, Size, States};
 
 use crate::ids::ElementId;
 use crate::observation::{Element, ElementDetail, Source};
-use crate::text::{near_match, normalize, squash_spaces};
+use crate::text::{mostly_known, near_match, normalize, squash_spaces};
 
 /// Where the screenshot sits: its size and the screen pixels per screenshot pixel.
 #[derive(Debug, Clone, Copy)]
@@ -183,8 +183,9 @@ pub fn merge(ax: &AxSnapshot, ocr: &[OcrLine], geo: Geometry) -> Merged {
 }
 
 /// The element an OCR line repeats, if any: one it overlaps that shows the same text, or one it lies
-/// mostly inside that shows nearly the same text (misread glyphs: "Kerlanne" over "Kerianne"). The one
-/// it overlaps most wins.
+/// mostly inside that shows nearly the same text (misread glyphs: "Kerlanne" over "Kerianne"; a known
+/// line with a garbled tail), or one whose text it begins or ends where it touches it (a fragment, see
+/// [`fragment_of`]). The one it overlaps most wins.
 fn repeated_by(elements: &[Element], redundant: &[bool], line: &Rect, text: &str) -> Option<usize> {
     let squashed = squash_spaces(text);
     let same = |s: &str| {
@@ -198,20 +199,55 @@ fn repeated_by(elements: &[Element], redundant: &[bool], line: &Rect, text: &str
         .filter_map(|(i, e)| {
             let overlap = e.bounds.overlap_of_smaller(line);
             let exact = overlap > 0.5 && e.visible_texts().any(same);
-            let near = || mostly_inside(line, &e.bounds) && e.visible_texts().any(|s| near_match(text, s));
-            (exact || near()).then_some((i, overlap))
+            let near = || {
+                mostly_inside(line, &e.bounds)
+                    && e.visible_texts().any(|s| near_match(text, s) || mostly_known(text, s))
+            };
+            let fragment = || e.visible_texts().any(|s| fragment_of(line, text, &e.bounds, s));
+            (exact || near() || fragment()).then_some((i, overlap))
         })
         .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
         .map(|(i, _)| i)
 }
 
-/// True when an OCR line lies mostly over a one-line editable field whose text the accessibility tree
-/// gives: what OCR reads there (the caret, a selection or a clipped glyph garble it) adds nothing.
-/// Multi-line fields and terminals are left to [`repeated_by`]: their known text may be clipped.
+/// True when an OCR line is the cut-off start (or end) of `known`, the text of the element it touches on
+/// the same row. GTK reports a tree view's cells one expander to the right of their text, and OCR skips
+/// regions whose text the tree gives, so only the first letters left of the cell are read: "Pe|" beside
+/// "Pepin the Short". The glyph at the cut is often garbled, so non-letters there are ignored and a
+/// fragment of three or more letters may differ in one.
+fn fragment_of(line: &Rect, text: &str, area: &Rect, known: &str) -> bool {
+    const TOUCH: i64 = 4;
+    let shared_rows = line.bottom().min(area.bottom()) - i64::from(line.y.max(area.y));
+    if shared_rows * 2 < i64::from(line.height) {
+        return false;
+    }
+    let (left, right) = (i64::from(area.x), area.right());
+    let half = i64::from(area.width / 2);
+    let starts_it = i64::from(line.x) < left && (left - TOUCH..=left + half).contains(&line.right());
+    let ends_it = line.right() > right && (right - half..=right + TOUCH).contains(&i64::from(line.x));
+    let not_letter = |c: char| !c.is_alphanumeric();
+    let (piece, whole): (Vec<char>, Vec<char>) = if starts_it {
+        (squash_spaces(text.trim_end_matches(not_letter)).chars().collect(), squash_spaces(known).chars().collect())
+    } else if ends_it {
+        let reversed = |s: &str| squash_spaces(s).chars().rev().collect::<Vec<char>>();
+        (reversed(text.trim_start_matches(not_letter)), reversed(known))
+    } else {
+        return false;
+    };
+    if piece.is_empty() || piece.len() > whole.len() {
+        return false;
+    }
+    let allowed = usize::from(piece.len() >= 3).max(piece.len() / 4);
+    piece.iter().zip(&whole).filter(|(a, b)| a != b).count() <= allowed
+}
+
+/// True when an OCR line lies mostly over a one-line field (entry, spin button, combo box) whose text
+/// the accessibility tree gives: such a field shows that text and icons, so what else OCR reads there
+/// (the caret, a selection, a clipped glyph, an arrow read as "| v") adds nothing. Multi-line fields and
+/// terminals are left to [`repeated_by`]: their known text may be clipped.
 fn over_known_field(elements: &[Element], line: &Rect) -> bool {
     elements.iter().any(|e| {
         matches!(e.role, Role::Entry | Role::SpinButton | Role::ComboBox)
-            && e.states.contains(States::EDITABLE)
             && e.value.as_deref().is_some_and(|v| !v.trim().is_empty())
             && mostly_inside(line, &e.bounds)
     })
@@ -302,9 +338,9 @@ fn squash_whitespace(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Gives an unnamed text input the caption a person would read as its label: the nearest static text
-/// just left of it on the same row, else just above it. Toolkits often leave the label-for relation out
-/// (GTK forms built without mnemonics), and "entry \"\"" tells a model nothing.
+/// Gives an unnamed text input (or slider) the caption a person would read as its label: the nearest
+/// static text just left of it on the same row, else just above it. Toolkits often leave the label-for
+/// relation out (GTK forms built without mnemonics), and "entry \"\"" tells a model nothing.
 fn label_unlabelled_inputs(elements: &mut [Element], redundant: &[bool]) {
     const MAX_LEFT_GAP: i64 = 220;
     const MAX_ABOVE_GAP: i64 = 40;
@@ -316,7 +352,7 @@ fn label_unlabelled_inputs(elements: &mut [Element], redundant: &[bool]) {
         .map(|(i, e)| (i, e.bounds, e.label.trim().trim_end_matches(':').trim().to_string()))
         .collect();
     for e in elements.iter_mut() {
-        if !e.role.is_text_input() || !e.label.trim().is_empty() {
+        if !(e.role.is_text_input() || e.role == Role::Slider) || !e.label.trim().is_empty() {
             continue;
         }
         let b = e.bounds;
@@ -509,11 +545,17 @@ mod tests {
                 node(Role::Entry, "", Rect::new(500, 90, 200, 30), None),
                 node(Role::Entry, "", Rect::new(900, 600, 200, 30), None),
                 node(Role::Entry, "Named", Rect::new(140, 300, 200, 30), None),
+                node(Role::Text, "Volume", Rect::new(50, 400, 70, 45), None),
+                node(Role::Slider, "", Rect::new(140, 400, 400, 45), None),
             ],
         };
         let m = merge(&ax, &[], GEO);
-        let inputs: Vec<(Role, &str)> =
-            m.elements.iter().filter(|e| e.role.is_text_input()).map(|e| (e.role, e.label.as_str())).collect();
+        let inputs: Vec<(Role, &str)> = m
+            .elements
+            .iter()
+            .filter(|e| e.role.is_text_input() || e.role == Role::Slider)
+            .map(|e| (e.role, e.label.as_str()))
+            .collect();
         assert_eq!(
             inputs,
             vec![
@@ -521,6 +563,7 @@ mod tests {
                 (Role::Entry, "Name"),
                 (Role::PasswordEntry, "Password"),
                 (Role::Entry, "Named"),
+                (Role::Slider, "Volume"),
                 (Role::Entry, ""),
             ]
         );
@@ -610,11 +653,27 @@ mod tests {
         let mut empty = node(Role::Entry, "Email", Rect::new(140, 170, 400, 34), None);
         empty.value = Some(String::new());
         empty.states = States::EDITABLE;
+        let mut combo = node(Role::ComboBox, "Country", Rect::new(140, 220, 300, 34), None);
+        combo.value = Some("Guinea".into());
+        let mut notes = node(Role::TextArea, "Notes", Rect::new(600, 40, 400, 200), None);
+        notes.value = Some("Morbi vel elit erat.\nNulla facilisi. Nullam eleifend lobortis nisl".into());
         let ax = AxSnapshot {
             health: AxHealth::Ok,
-            nodes: vec![node(Role::Text, "Proceed with the import?", Rect::new(40, 40, 300, 20), None), name, empty],
+            nodes: vec![
+                node(Role::Text, "Proceed with the import?", Rect::new(40, 40, 300, 20), None),
+                name,
+                empty,
+                combo,
+                notes,
+            ],
         };
         let ocr = vec![
+            line("| v", Rect::new(410, 225, 25, 24)),
+            line("Nulla facilisi. Nullam ลไอลไโอทเ", Rect::new(610, 70, 300, 14)),
+            line("Drafted by hand", Rect::new(610, 200, 120, 14)),
+            line("Pro|", Rect::new(14, 40, 26, 18)),
+            line("ort?", Rect::new(335, 40, 30, 18)),
+            line("Pa", Rect::new(700, 300, 17, 18)),
             line("Kerlanne", Rect::new(148, 130, 70, 18)),
             line("-~ 1", Rect::new(220, 130, 30, 18)),
             line("Proceed with the lmport?", Rect::new(42, 41, 290, 18)),
@@ -624,10 +683,15 @@ mod tests {
         let m = merge(&ax, &ocr, GEO);
         let ocr_only: Vec<&str> =
             m.elements.iter().filter(|e| e.source == Source::Ocr).map(|e| e.label.as_str()).collect();
-        assert_eq!(ocr_only, vec!["name@example.com", "Kerianne"], "{:?}", labels_and_values(&m));
+        assert_eq!(
+            ocr_only,
+            vec!["name@example.com", "Drafted by hand", "Pa", "Kerianne"],
+            "{:?}",
+            labels_and_values(&m)
+        );
         let folded: Vec<&str> =
             m.elements.iter().filter(|e| e.source == Source::AxOcr).map(|e| e.label.as_str()).collect();
-        assert_eq!(folded, vec!["First name", "Proceed with the import?"]);
+        assert_eq!(folded, vec!["Notes", "First name", "Proceed with the import?"]);
     }
 
     #[test]

@@ -111,6 +111,26 @@ pub fn near_match(read: &str, known: &str) -> bool {
     edits_to_fit(short, long) * 4 <= short.len()
 }
 
+/// True when most of what OCR read (two thirds of its letters, word by word) is in `known`, each word
+/// up to a misread glyph in four: "Nulla facilisi. Nullam ลไอลไโอทเ" over a text holding "Nulla facilisi.
+/// Nullam eleifend" is that text with its tail garbled. Words of fewer than three letters do not count
+/// either way: OCR makes them of specks and icons.
+pub fn mostly_known(read: &str, known: &str) -> bool {
+    let known: Vec<char> = squash_spaces(known).chars().collect();
+    let (mut found, mut total) = (0usize, 0usize);
+    for word in read.split_whitespace() {
+        let word: Vec<char> = word.chars().flat_map(char::to_lowercase).collect();
+        if word.len() < 3 {
+            continue;
+        }
+        total += word.len();
+        if edits_to_fit(&word, &known) * 4 <= word.len() {
+            found += word.len();
+        }
+    }
+    total > 0 && found * 3 >= total * 2
+}
+
 /// The fewest single-character edits (insert, delete, replace) that turn `needle` into some stretch of
 /// `haystack` (Sellers' approximate substring match: the stretch may start and end anywhere).
 fn edits_to_fit(needle: &[char], haystack: &[char]) -> usize {
@@ -156,6 +176,11 @@ mod tests {
         assert!(!near_match("4Z", "42"), "short texts fit exactly or not at all");
         assert!(near_match("42", "42"));
         assert!(!near_match("", "x") && !near_match("x", " "));
+        let text = "Morbi vel elit erat.\nNulla facilisi. Nullam eleifend lobortis nisl";
+        assert!(mostly_known("Nulla facilisi. Nullam ลไอลไโอทเ", text));
+        assert!(mostly_known("Nul1a faci1isi", text));
+        assert!(!mostly_known("Nulla tempor sagittis quam dignissim", text), "one known word in five");
+        assert!(!mostly_known("| v", text), "specks are not words");
         assert_eq!(edits_to_fit(&['a', 'b'], &[]), 2);
         assert_eq!(edits_to_fit(&[], &['a']), 0);
     }

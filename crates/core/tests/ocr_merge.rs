@@ -116,6 +116,29 @@ proptest! {
     }
 
     #[test]
+    fn the_cut_off_start_of_known_text_beside_it_never_survives(
+        specs in proptest::collection::vec(spec(), 1..7),
+        pick in any::<prop::sample::Index>(),
+        keep in 2usize..6,
+        cut in prop_oneof![Just(""), Just("|"), Just("!")],
+        overhang in 0i32..4,
+    ) {
+        // OCR read only the letters left of the element's reported bounds (the rest was skipped).
+        let k = pick.index(specs.len());
+        let start: String = specs[k].text.chars().take(keep).collect();
+        let piece = format!("{}{cut}", start.trim_end());
+        let b = cell(k);
+        let width = piece.chars().count() as u32 * 8;
+        let ocr = [OcrLine {
+            text: piece.clone(),
+            bounds: Rect::new(b.x - width as i32 + overhang, b.y + 8, width, 18),
+            confidence: 80.0,
+        }];
+        let left = survivors(&snapshot(&specs), &ocr);
+        prop_assert!(left.is_empty(), "{piece:?} beside {:?} survived", specs[k]);
+    }
+
+    #[test]
     fn anything_over_a_field_whose_text_is_known_is_dropped(
         field in known_text(),
         read in "[ -~]{1,20}",
