@@ -2,7 +2,8 @@
 //!
 //! The walk is a state machine over replies: the registry's applications → each application's windows →
 //! each node's fields (phase A: role, states, name, description, children, interfaces, extents,
-//! attributes) → for accepted nodes, their actions / text / value (phase B) and their children's phase A.
+//! attributes) → for accepted nodes, their actions / text / value / a combo box's selected item (phase B)
+//! and their children's phase A.
 //! Children are probed first (states only); the other seven calls go only to those shown.
 //! Calls to one application are pipelined (up to [`MAX_IN_FLIGHT`]), applications run in parallel, so
 //! the wall time is about the busiest application's own work, not the sum of round trips.
@@ -31,6 +32,7 @@ const COMPONENT: &str = "org.a11y.atspi.Component";
 const ACTION: &str = "org.a11y.atspi.Action";
 const TEXT: &str = "org.a11y.atspi.Text";
 const VALUE: &str = "org.a11y.atspi.Value";
+const SELECTION: &str = "org.a11y.atspi.Selection";
 pub const REGISTRY: &str = "org.a11y.atspi.Registry";
 pub const ROOT_PATH: &str = "/org/a11y/atspi/accessible/root";
 
@@ -111,6 +113,13 @@ enum FieldB {
     /// A terminal's text: its newest lines are at the end, so the end is kept.
     TerminalText,
     Value,
+    /// A combo box's selected child (`Selection.GetSelectedChild(0)`): what it shows.
+    Selected,
+    /// The same asked of the combo box's popup (its first child), where the combo itself has no
+    /// selection (Chromium's `<select>`: the options sit in a hidden menu).
+    PopupSelected,
+    /// That child's name, asked once the child is known.
+    SelectedName,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -203,6 +212,8 @@ struct Accepted {
     slot: usize,
     children: Vec<usize>,
     remaining: u8,
+    /// A combo box's first child, its popup, asked for the selection where the combo has none.
+    popup: Option<ObjRef>,
     node: AxNode,
 }
 
@@ -665,16 +676,12 @@ impl Walker<'_> {
         }
         // Secret fields: their text and value are never even asked for.
         if !secret {
-            let wants_label_text = data.name.trim().is_empty()
-                && matches!(role, Role::Text | Role::Heading | Role::Other | Role::Cell | Role::ListItem | Role::Link);
-            if has(TEXT) && role == Role::Terminal {
-                phase_b.push(FieldB::TerminalText);
-            } else if has(TEXT) && (role.is_text_input() || wants_label_text) {
-                phase_b.push(FieldB::Text);
-            } else if has(VALUE) && matches!(role, Role::Slider | Role::SpinButton | Role::ScrollBar | Role::Other) {
-                phase_b.push(FieldB::Value);
+            phase_b.extend(content_fields(role, data.name.trim().is_empty(), has));
+            if role == Role::ComboBox && !has(SELECTION) && !data.children.is_empty() {
+                phase_b.push(FieldB::PopupSelected);
             }
         }
+        let popup = (role == Role::ComboBox).then(|| data.children.first().cloned()).flatten();
         let node = AxNode {
             role: Some(role),
             states: roles::map_states(&native, role, states),
@@ -696,6 +703,7 @@ impl Walker<'_> {
             slot,
             children: Vec::new(),
             remaining: phase_b.len() as u8,
+            popup,
             node,
         });
         if let Some(parent) = parent {
@@ -718,6 +726,12 @@ impl Walker<'_> {
                     self.enqueue(&obj.bus, obj.path.clone(), TEXT, "GetText", args, purpose)
                 }
                 FieldB::Value => self.get_property(&obj, VALUE, "CurrentValue", purpose),
+                FieldB::Selected => self.ask_selected_child(&obj, purpose),
+                FieldB::PopupSelected => match self.nodes[n].popup.clone() {
+                    Some(popup) => self.ask_selected_child(&popup, purpose),
+                    None => self.finish_b(n),
+                },
+                FieldB::SelectedName => {} // asked of the selected child once it is known
             }
         }
         let room = self.limits.max_nodes.saturating_sub(self.accepted());
@@ -737,7 +751,31 @@ impl Walker<'_> {
         self.nodes.len()
     }
 
+    fn ask_selected_child(&mut self, obj: &ObjRef, purpose: Purpose) {
+        self.enqueue(&obj.bus, obj.path.clone(), SELECTION, "GetSelectedChild", vec![Arg::I32(0)], purpose);
+    }
+
+    /// A combo box's selected child is known (or is not): ask its name, or the popup instead.
+    fn on_selected_child(&mut self, n: usize, field: FieldB, child: Option<ObjRef>) {
+        let next = match (child, field, self.nodes[n].popup.clone()) {
+            (Some(child), _, _) => Some((child, FieldB::SelectedName)),
+            (None, FieldB::Selected, Some(popup)) => Some((popup, FieldB::PopupSelected)),
+            _ => None,
+        };
+        if let Some((obj, next)) = next {
+            // One more call for this node before it is complete.
+            self.nodes[n].remaining += 1;
+            match next {
+                FieldB::SelectedName => self.get_property(&obj, ACCESSIBLE, "Name", Purpose::B(n, next)),
+                _ => self.ask_selected_child(&obj, Purpose::B(n, next)),
+            }
+        }
+    }
+
     fn on_field_b(&mut self, n: usize, field: FieldB, v: Option<Value>) {
+        if matches!(field, FieldB::Selected | FieldB::PopupSelected) {
+            self.on_selected_child(n, field, v.as_ref().and_then(obj_ref));
+        }
         if let Some(v) = v {
             let node = &mut self.nodes[n].node;
             match field {
@@ -763,7 +801,7 @@ impl Walker<'_> {
                     if !node.is_secure() {
                         let text = clean_text(v.as_str().unwrap_or_default());
                         if node.role().is_text_input() {
-                            node.value = Some(text);
+                            offer_value(node, text, true);
                         } else if node.name.trim().is_empty() {
                             node.name = text;
                         }
@@ -775,8 +813,14 @@ impl Walker<'_> {
                     }
                 }
                 FieldB::Value => {
+                    if let (false, Some(number)) = (node.is_secure(), v.as_f64()) {
+                        offer_value(node, format_number(number), true);
+                    }
+                }
+                FieldB::Selected | FieldB::PopupSelected => {}
+                FieldB::SelectedName => {
                     if !node.is_secure() {
-                        node.value = v.as_f64().map(format_number);
+                        offer_value(node, clean_text(v.as_str().unwrap_or_default()), false);
                     }
                 }
             }
@@ -909,6 +953,42 @@ impl Walker<'_> {
     }
 }
 
+/// The calls that read what a node shows (its text, value or selection), beyond its name.
+///
+/// A spin button's text is what it shows (GTK leaves an insensitive one's text empty while its number
+/// is still set), its number only where it has no text; a combo box shows its selected item, which GTK
+/// gives through its Selection interface (its name is empty for an entry combo, or the first string of
+/// the model's row, not always what is drawn) and Chromium through its popup's.
+fn content_fields(role: Role, unnamed: bool, has: impl Fn(&str) -> bool) -> Vec<FieldB> {
+    let wants_label_text =
+        unnamed && matches!(role, Role::Text | Role::Heading | Role::Other | Role::Cell | Role::ListItem | Role::Link);
+    let mut out = Vec::new();
+    if has(TEXT) && role == Role::Terminal {
+        out.push(FieldB::TerminalText);
+    } else if has(TEXT) && (role.is_text_input() || wants_label_text) {
+        out.push(FieldB::Text);
+    } else if has(VALUE) && matches!(role, Role::Slider | Role::SpinButton | Role::ScrollBar | Role::Other) {
+        out.push(FieldB::Value);
+    }
+    if role == Role::ComboBox && has(SELECTION) {
+        out.push(FieldB::Selected);
+    }
+    out
+}
+
+/// Sets a node's value from one of several sources answering in any order. The primary reading (the
+/// text a field shows, a slider's number) wins unless it is empty; a secondary one (a combo box's
+/// selected item) fills in only where nothing better is known. Chromium's combo box text is empty while
+/// its selection is not.
+fn offer_value(node: &mut AxNode, value: String, primary: bool) {
+    let unknown = node.value.as_deref().is_none_or(str::is_empty);
+    let take =
+        if primary { !value.is_empty() || unknown } else { unknown && (!value.is_empty() || node.value.is_none()) };
+    if take {
+        node.value = Some(value);
+    }
+}
+
 /// A window's walk is only complete when its application did not time out.
 fn finished_in_time_for(w: &Walker<'_>, win: &Win) -> bool {
     w.dest_of.get(&win.obj.bus).is_none_or(|&d| !w.dests[d].failed)
@@ -928,6 +1008,11 @@ fn extents_of(v: &Value) -> Option<(i32, i32, i32, i32)> {
         [x, y, w, h] => Some((x.as_i32()?, y.as_i32()?, w.as_i32()?, h.as_i32()?)),
         _ => None,
     }
+}
+
+/// One object reference, `(so)`, as `GetSelectedChild` answers (none for the null object).
+fn obj_ref(v: &Value) -> Option<ObjRef> {
+    obj_refs(&Value::Array(vec![v.unwrapped().clone()])).pop()
 }
 
 fn obj_refs(v: &Value) -> Vec<ObjRef> {
@@ -1011,5 +1096,34 @@ mod tests {
         assert_eq!(obj_refs(&v), vec![ObjRef::new(":1.2", "/a")]);
         let e = Value::Struct(vec![Value::I32(1), Value::I32(2), Value::I32(-3), Value::I32(4)]);
         assert_eq!(extents_of(&e).map(|(x, y, w, h)| rect(x, y, w, h)), Some(Rect { x: 1, y: 2, width: 0, height: 4 }));
+    }
+
+    #[test]
+    fn value_sources_in_any_order_keep_the_best_reading() {
+        let combo = || AxNode { role: Some(Role::ComboBox), ..AxNode::default() };
+        // Chromium's combo: empty text, then or before its selected option's name.
+        for text_first in [true, false] {
+            let mut n = combo();
+            let steps = [(String::new(), true), ("Guinea".to_owned(), false)];
+            let order: Vec<_> = if text_first { steps.to_vec() } else { steps.iter().rev().cloned().collect() };
+            for (v, primary) in order {
+                offer_value(&mut n, v, primary);
+            }
+            assert_eq!(n.value.as_deref(), Some("Guinea"), "text first: {text_first}");
+        }
+        // Shown text beats the selection; an empty field stays empty rather than unknown.
+        let mut n = combo();
+        offer_value(&mut n, "Gui".into(), false);
+        offer_value(&mut n, "Guinea-Bissau".into(), true);
+        offer_value(&mut n, "Ghana".into(), false);
+        assert_eq!(n.value.as_deref(), Some("Guinea-Bissau"));
+        let mut n = combo();
+        offer_value(&mut n, String::new(), false);
+        assert_eq!(n.value.as_deref(), Some(""));
+        let one = Value::Struct(vec![Value::Str(":1.2".into()), Value::Str("/a/7".into())]);
+        assert_eq!(obj_ref(&one), Some(ObjRef::new(":1.2", "/a/7")));
+        let null = Value::Struct(vec![Value::Str(":1.2".into()), Value::Str("/org/a11y/atspi/null".into())]);
+        assert_eq!(obj_ref(&null), None);
+        assert_eq!(obj_ref(&Value::Str("x".into())), None);
     }
 }

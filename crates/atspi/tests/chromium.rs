@@ -47,6 +47,11 @@ fn chromium_form_roles_labels_and_secure_password() {
     assert!(user.states.contains(States::EDITABLE));
     assert!(inside_doc(user));
 
+    // A <select> carries the option it shows (read from its hidden popup's selection).
+    let country = find(&snap, Role::ComboBox, "Country").expect("labelled select");
+    assert_eq!(country.value.as_deref(), Some("Guinea"), "{country:?}");
+    assert_eq!(attr(country, "id"), Some("country"));
+
     let pw = snap.nodes.iter().find(|n| n.role() == Role::PasswordEntry).expect("password input");
     assert_eq!(pw.name, "Password");
     assert_eq!(pw.native_role, "password text");

@@ -11,6 +11,7 @@ use common::{activate, click_node, find, spawn, test_limits, wait_for, x_geometr
 use handrail_atspi::AtspiSource;
 use handrail_platform::{Accessibility, AxHealth, AxLimits, AxNode, AxSnapshot, Role, States};
 use handrail_sandbox::Sandbox;
+use handrail_testkit::LineApp;
 
 struct Desk {
     sandbox: Sandbox,
@@ -280,4 +281,75 @@ fn warm_snapshots_reuse_windows_and_match_a_cold_walk() {
     let cold = desk.source.snapshot(&limits);
     assert_eq!(warm.nodes, cold.nodes, "after a move, cached nodes equal a fresh walk");
     assert_ne!(window(&moved, "Handrail Mover").map(|w| w.bounds), Some(before));
+}
+
+const VALUES_TITLE: &str = "Handrail Values";
+
+/// The values app (testdata/apps/values_gtk.py), up and reporting what it holds on stdout.
+fn values_app(sandbox: &Sandbox) -> LineApp {
+    let mut command = sandbox.command("/usr/bin/python3");
+    command.arg(concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/apps/values_gtk.py"));
+    let mut app = LineApp::spawn(command);
+    assert!(app.wait_for(|l| l == "ready").is_some(), "the values app came up");
+    app
+}
+
+/// What the app last said it holds under `key` (its `key=value` lines).
+fn app_holds(app: &LineApp, key: &str) -> String {
+    let prefix = format!("{key}=");
+    let said = app.seen.iter().rev().find_map(|l| l.strip_prefix(&prefix));
+    said.unwrap_or_else(|| panic!("the app never reported {key}: {:?}", app.seen)).to_owned()
+}
+
+/// The value of the first node of `role` in the values window.
+fn value_of(snap: &AxSnapshot, role: Role) -> Option<String> {
+    in_window(snap, VALUES_TITLE).find(|n| n.role() == role).and_then(|n| n.value.clone())
+}
+
+fn node_of(snap: &AxSnapshot, role: Role) -> AxNode {
+    in_window(snap, VALUES_TITLE).find(|n| n.role() == role).cloned().expect("the node is listed")
+}
+
+/// Waits until the `role` node's value is what the app says it holds under `key`.
+fn agrees(desk: &Desk, app: &LineApp, role: Role, key: &str) -> AxSnapshot {
+    let want = app_holds(app, key);
+    wait_for(&desk.source, &test_limits(), Duration::from_secs(10), |s| value_of(s, role).as_deref() == Some(&want))
+        .unwrap_or_else(|s| panic!("{role:?} never showed the app's {key}={want:?}:\n{}", common::dump(&s)))
+}
+
+#[test]
+fn combo_boxes_sliders_and_spin_buttons_carry_what_the_app_holds() {
+    let (desk, _turn) = desk();
+    let sandbox = &desk.sandbox;
+    let mut app = values_app(sandbox);
+    // As shown: the GTK combo's selection comes from its Selection interface, the others from Value/Text.
+    let snap = agrees(desk, &app, Role::ComboBox, "combo");
+    assert_eq!(value_of(&snap, Role::ComboBox).as_deref(), Some("Guinea"));
+    agrees(desk, &app, Role::Slider, "scale");
+    let snap = agrees(desk, &app, Role::SpinButton, "spin");
+    assert_eq!(value_of(&snap, Role::Slider).as_deref(), Some("42"));
+    assert_eq!(value_of(&snap, Role::SpinButton).as_deref(), Some("7"));
+
+    // Changed through the widgets' own input handling, the new values are read (the cache follows).
+    activate(sandbox, VALUES_TITLE);
+    click_node(sandbox, &node_of(&snap, Role::ComboBox));
+    let menu = wait_for(&desk.source, &test_limits(), Duration::from_secs(10), |s| {
+        find(s, Role::MenuItem, "Norway").is_some()
+    })
+    .unwrap_or_else(|s| panic!("the combo's menu never opened:\n{}", common::dump(&s)));
+    click_node(sandbox, find(&menu, Role::MenuItem, "Norway").expect("Norway"));
+    assert!(app.wait_for(|l| l == "combo=Norway").is_some(), "the app selected Norway: {:?}", app.seen);
+    agrees(desk, &app, Role::ComboBox, "combo");
+
+    let spin = node_of(&snap, Role::SpinButton);
+    let left_part = AxNode { bounds: handrail_platform::Rect { width: spin.bounds.width / 4, ..spin.bounds }, ..spin };
+    click_node(sandbox, &left_part);
+    x_tool(sandbox, "xdotool", &["key", "Up"]);
+    assert!(app.wait_for(|l| l == "spin=8").is_some(), "the spin button went up: {:?}", app.seen);
+    agrees(desk, &app, Role::SpinButton, "spin");
+
+    // A click on the trough moves a GTK slider; whatever it moved to, the app and the tree agree.
+    click_node(sandbox, &node_of(&snap, Role::Slider));
+    assert!(app.wait_for(|l| l.starts_with("scale=") && l != "scale=42").is_some(), "the slider moved: {:?}", app.seen);
+    agrees(desk, &app, Role::Slider, "scale");
 }

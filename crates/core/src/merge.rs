@@ -1,15 +1,18 @@
 //! Turns an accessibility snapshot and OCR lines into one element list.
 //!
 //! Accessibility nodes come in screen coordinates and are mapped into screenshot coordinates; OCR lines
-//! already are. An OCR line that repeats an accessibility element's text is folded into that element
-//! (`ax+ocr`); one that names an unlabelled control labels it; the rest become `text` elements of their
-//! own. Secure fields lose their value here, and OCR text over them is dropped, whatever a backend did.
+//! already are. Elements read the way a person reads them: a combo box as its caption and the item it
+//! shows, an unnamed list item or cell as the text inside it. An OCR line that repeats an accessibility
+//! element's text, exactly or up to misread glyphs, is folded into that element (`ax+ocr`), and one over
+//! an editable field whose text is known is dropped; one that names an unlabelled control labels it; the
+//! rest become `text` elements of their own. Secure fields lose their value here, and OCR text over them
+//! is dropped, whatever a backend did.
 
 use handrail_platform::{AxSnapshot, OcrLine, Rect, Role, Size, States};
 
 use crate::ids::ElementId;
 use crate::observation::{Element, ElementDetail, Source};
-use crate::text::{normalize, squash_spaces};
+use crate::text::{mostly_known, near_match, normalize, squash_spaces};
 
 /// Where the screenshot sits: its size and the screen pixels per screenshot pixel.
 #[derive(Debug, Clone, Copy)]
@@ -94,6 +97,9 @@ pub fn merge(ax: &AxSnapshot, ocr: &[OcrLine], geo: Geometry) -> Merged {
         });
     }
 
+    show_combo_selection(&mut elements);
+    name_items_by_their_text(&mut elements);
+
     // A static text child that only repeats its parent's name (a button's label, a web label's inner
     // text, a heading's text run) adds nothing.
     let redundant: Vec<bool> = elements
@@ -121,28 +127,13 @@ pub fn merge(ax: &AxSnapshot, ocr: &[OcrLine], geo: Geometry) -> Merged {
         if elements.iter().any(|e| e.is_secure() && e.bounds.overlap_of_smaller(&bounds) > 0.3) {
             continue; // never keep pixels read off a secret field
         }
-        let squashed = squash_spaces(text);
-        let matches_text = |s: &str| {
-            let s = squash_spaces(s);
-            !s.is_empty() && (s.contains(&squashed) || squashed.contains(&s))
-        };
-        // Best overlapping candidate that says the same text.
-        let same_text = elements
-            .iter()
-            .enumerate()
-            .filter(|(i, e)| !redundant[*i] && e.bounds.overlap_of_smaller(&bounds) > 0.5)
-            .filter(|(_, e)| e.visible_texts().any(matches_text))
-            .max_by(|a, b| {
-                a.1.bounds
-                    .overlap_of_smaller(&bounds)
-                    .total_cmp(&b.1.bounds.overlap_of_smaller(&bounds))
-                    .then(b.0.cmp(&a.0))
-            })
-            .map(|(i, _)| i);
-        if let Some(i) = same_text {
+        if let Some(i) = repeated_by(&elements, &redundant, &bounds, text) {
             let e = &mut elements[i];
             e.source = Source::AxOcr;
             e.detail.ocr_confidence = Some(line.confidence);
+            continue;
+        }
+        if over_known_field(&elements, &bounds) {
             continue;
         }
         // An unlabelled control with this text inside it takes it as its label.
@@ -193,9 +184,165 @@ pub fn merge(ax: &AxSnapshot, ocr: &[OcrLine], geo: Geometry) -> Merged {
     order(kept)
 }
 
-/// Gives an unnamed text input the caption a person would read as its label: the nearest static text
-/// just left of it on the same row, else just above it. Toolkits often leave the label-for relation out
-/// (GTK forms built without mnemonics), and "entry \"\"" tells a model nothing.
+/// The element an OCR line repeats, if any: one it overlaps that shows the same text, or one it lies
+/// mostly inside that shows nearly the same text (misread glyphs: "Kerlanne" over "Kerianne"; a known
+/// line with a garbled tail), or one whose text it begins or ends where it touches it (a fragment, see
+/// [`fragment_of`]). The one it overlaps most wins.
+fn repeated_by(elements: &[Element], redundant: &[bool], line: &Rect, text: &str) -> Option<usize> {
+    let squashed = squash_spaces(text);
+    let same = |s: &str| {
+        let s = squash_spaces(s);
+        !s.is_empty() && (s.contains(&squashed) || squashed.contains(&s))
+    };
+    elements
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !redundant[*i])
+        .filter_map(|(i, e)| {
+            let overlap = e.bounds.overlap_of_smaller(line);
+            let exact = overlap > 0.5 && e.visible_texts().any(same);
+            let near = || {
+                mostly_inside(line, &e.bounds)
+                    && e.visible_texts().any(|s| near_match(text, s) || mostly_known(text, s))
+            };
+            let fragment = || e.visible_texts().any(|s| fragment_of(line, text, &e.bounds, s));
+            (exact || near() || fragment()).then_some((i, overlap))
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
+        .map(|(i, _)| i)
+}
+
+/// True when an OCR line is the cut-off start (or end) of `known`, the text of the element it touches on
+/// the same row. GTK reports a tree view's cells one expander to the right of their text, and OCR skips
+/// regions whose text the tree gives, so only the first letters left of the cell are read: "Pe|" beside
+/// "Pepin the Short". The glyph at the cut is often garbled, so non-letters there are ignored and a
+/// fragment of three or more letters may differ in one.
+fn fragment_of(line: &Rect, text: &str, area: &Rect, known: &str) -> bool {
+    const TOUCH: i64 = 4;
+    let shared_rows = line.bottom().min(area.bottom()) - i64::from(line.y.max(area.y));
+    if shared_rows * 2 < i64::from(line.height) {
+        return false;
+    }
+    let (left, right) = (i64::from(area.x), area.right());
+    let half = i64::from(area.width / 2);
+    let starts_it = i64::from(line.x) < left && (left - TOUCH..=left + half).contains(&line.right());
+    let ends_it = line.right() > right && (right - half..=right + TOUCH).contains(&i64::from(line.x));
+    let not_letter = |c: char| !c.is_alphanumeric();
+    let (piece, whole): (Vec<char>, Vec<char>) = if starts_it {
+        (squash_spaces(text.trim_end_matches(not_letter)).chars().collect(), squash_spaces(known).chars().collect())
+    } else if ends_it {
+        let reversed = |s: &str| squash_spaces(s).chars().rev().collect::<Vec<char>>();
+        (reversed(text.trim_start_matches(not_letter)), reversed(known))
+    } else {
+        return false;
+    };
+    if piece.is_empty() || piece.len() > whole.len() {
+        return false;
+    }
+    let allowed = usize::from(piece.len() >= 3).max(piece.len() / 4);
+    piece.iter().zip(&whole).filter(|(a, b)| a != b).count() <= allowed
+}
+
+/// True when an OCR line lies mostly over a one-line field (entry, spin button, combo box) whose text
+/// the accessibility tree gives: such a field shows that text and icons, so what else OCR reads there
+/// (the caret, a selection, a clipped glyph, an arrow read as "| v") adds nothing. Multi-line fields and
+/// terminals are left to [`repeated_by`]: their known text may be clipped.
+fn over_known_field(elements: &[Element], line: &Rect) -> bool {
+    elements.iter().any(|e| {
+        matches!(e.role, Role::Entry | Role::SpinButton | Role::ComboBox)
+            && e.value.as_deref().is_some_and(|v| !v.trim().is_empty())
+            && mostly_inside(line, &e.bounds)
+    })
+}
+
+/// True when most of `line` lies within `area` grown by a few pixels: OCR boxes and toolkit extents
+/// disagree by a little at the edges.
+fn mostly_inside(line: &Rect, area: &Rect) -> bool {
+    const SLACK: u32 = 4;
+    let grown = Rect::new(
+        area.x.saturating_sub(SLACK as i32),
+        area.y.saturating_sub(SLACK as i32),
+        area.width.saturating_add(2 * SLACK),
+        area.height.saturating_add(2 * SLACK),
+    );
+    grown.intersection(line).is_some_and(|i| i.area() * 2 > line.area())
+}
+
+/// A combo box reads as its caption and the item it shows. Its value is that item (an entry combo's
+/// entry text where the backend gave none); GTK names a combo that has no accessible name after its
+/// selected row, which would hide the caption, so a label that only repeats the value is dropped (the
+/// caption beside it then labels it).
+fn show_combo_selection(elements: &mut [Element]) {
+    for i in 0..elements.len() {
+        if elements[i].role != Role::ComboBox {
+            continue;
+        }
+        if elements[i].value.as_deref().is_none_or(|v| v.trim().is_empty()) {
+            let entry = elements.iter().find(|c| {
+                c.detail.parent == Some(i)
+                    && c.role.is_text_input()
+                    && c.value.as_deref().is_some_and(|v| !v.is_empty())
+            });
+            if let Some(text) = entry.and_then(|c| c.value.clone()) {
+                elements[i].value = Some(text);
+            }
+        }
+        let e = &mut elements[i];
+        if e.value.as_deref().is_some_and(|v| !e.label.is_empty() && normalize(v) == normalize(&e.label)) {
+            e.label.clear();
+        }
+    }
+}
+
+/// List and tree items and table cells without a name of their own read as the text inside them (a
+/// GTK list row holding a label, a row of cells): what a person reads there. Text inside a nested item
+/// belongs to that item.
+fn name_items_by_their_text(elements: &mut [Element]) {
+    const MAX_CHARS: usize = 120;
+    let is_item = |r: Role| matches!(r, Role::ListItem | Role::Cell);
+    for i in 0..elements.len() {
+        if !is_item(elements[i].role) || !elements[i].label.trim().is_empty() {
+            continue;
+        }
+        let mut words: Vec<&str> = Vec::new();
+        // Elements come in tree order, so a subtree is the run of descendants right after its root.
+        for j in i + 1..elements.len() {
+            let Some(owner) = nearest_item_ancestor(elements, j, i) else { break };
+            let e = &elements[j];
+            if owner == i && matches!(e.role, Role::Text | Role::Heading | Role::Cell) && !e.label.trim().is_empty() {
+                words.push(e.label.trim());
+            }
+        }
+        let text = squash_whitespace(&words.join(" "));
+        elements[i].label = text.chars().take(MAX_CHARS).collect();
+    }
+}
+
+/// For a descendant `j` of `root`: the nearest list item or cell above it, up to `root` (`None` when `j`
+/// is not inside `root`).
+fn nearest_item_ancestor(elements: &[Element], j: usize, root: usize) -> Option<usize> {
+    let mut nearest: Option<usize> = None;
+    let mut current = elements[j].detail.parent;
+    for _ in 0..elements.len() {
+        let p = current?;
+        if nearest.is_none() && (p == root || matches!(elements[p].role, Role::ListItem | Role::Cell)) {
+            nearest = Some(p);
+        }
+        if p == root {
+            return nearest;
+        }
+        current = elements[p].detail.parent;
+    }
+    None // a malformed (cyclic) chain
+}
+
+fn squash_whitespace(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Gives an unnamed text input (or slider) the caption a person would read as its label: the nearest
+/// static text just left of it on the same row, else just above it. Toolkits often leave the label-for
+/// relation out (GTK forms built without mnemonics), and "entry \"\"" tells a model nothing.
 fn label_unlabelled_inputs(elements: &mut [Element], redundant: &[bool]) {
     const MAX_LEFT_GAP: i64 = 220;
     const MAX_ABOVE_GAP: i64 = 40;
@@ -207,7 +354,7 @@ fn label_unlabelled_inputs(elements: &mut [Element], redundant: &[bool]) {
         .map(|(i, e)| (i, e.bounds, e.label.trim().trim_end_matches(':').trim().to_string()))
         .collect();
     for e in elements.iter_mut() {
-        if !e.role.is_text_input() || !e.label.trim().is_empty() {
+        if !(e.role.is_text_input() || e.role == Role::Slider) || !e.label.trim().is_empty() {
             continue;
         }
         let b = e.bounds;
@@ -400,11 +547,17 @@ mod tests {
                 node(Role::Entry, "", Rect::new(500, 90, 200, 30), None),
                 node(Role::Entry, "", Rect::new(900, 600, 200, 30), None),
                 node(Role::Entry, "Named", Rect::new(140, 300, 200, 30), None),
+                node(Role::Text, "Volume", Rect::new(50, 400, 70, 45), None),
+                node(Role::Slider, "", Rect::new(140, 400, 400, 45), None),
             ],
         };
         let m = merge(&ax, &[], GEO);
-        let inputs: Vec<(Role, &str)> =
-            m.elements.iter().filter(|e| e.role.is_text_input()).map(|e| (e.role, e.label.as_str())).collect();
+        let inputs: Vec<(Role, &str)> = m
+            .elements
+            .iter()
+            .filter(|e| e.role.is_text_input() || e.role == Role::Slider)
+            .map(|e| (e.role, e.label.as_str()))
+            .collect();
         assert_eq!(
             inputs,
             vec![
@@ -412,9 +565,135 @@ mod tests {
                 (Role::Entry, "Name"),
                 (Role::PasswordEntry, "Password"),
                 (Role::Entry, "Named"),
+                (Role::Slider, "Volume"),
                 (Role::Entry, ""),
             ]
         );
+    }
+
+    fn labels_and_values(m: &Merged) -> Vec<(Role, &str, Option<&str>, Source)> {
+        m.elements.iter().map(|e| (e.role, e.label.as_str(), e.value.as_deref(), e.source)).collect()
+    }
+
+    #[test]
+    fn combo_boxes_read_as_caption_and_selection() {
+        let mut gtk = node(Role::ComboBox, "Guinea", Rect::new(140, 78, 400, 34), None);
+        gtk.value = Some("Guinea".into());
+        let entry_combo = node(Role::ComboBox, "", Rect::new(140, 130, 400, 34), None);
+        let mut entry = node(Role::Entry, "", Rect::new(140, 130, 360, 34), Some(3));
+        entry.value = Some("comboboxentry".into());
+        entry.states = States::EDITABLE;
+        let mut named = node(Role::ComboBox, "Sort order", Rect::new(140, 300, 200, 34), None);
+        named.value = Some("Newest".into());
+        let ax = AxSnapshot {
+            health: AxHealth::Ok,
+            nodes: vec![
+                node(Role::Text, "Country", Rect::new(50, 78, 70, 34), None),
+                gtk,
+                node(Role::Text, "Search", Rect::new(50, 130, 70, 34), None),
+                entry_combo,
+                entry,
+                named,
+            ],
+        };
+        let m = merge(&ax, &[], GEO);
+        let combos: Vec<(&str, Option<&str>)> = m
+            .elements
+            .iter()
+            .filter(|e| e.role == Role::ComboBox)
+            .map(|e| (e.label.as_str(), e.value.as_deref()))
+            .collect();
+        assert_eq!(
+            combos,
+            vec![("Country", Some("Guinea")), ("Search", Some("comboboxentry")), ("Sort order", Some("Newest"))]
+        );
+    }
+
+    #[test]
+    fn unnamed_items_are_named_by_the_text_inside_them() {
+        let ax = AxSnapshot {
+            health: AxHealth::Ok,
+            nodes: vec![
+                node(Role::List, "", Rect::new(0, 0, 400, 200), None),
+                node(Role::ListItem, "", Rect::new(0, 0, 400, 20), Some(0)),
+                node(Role::Text, "Mango", Rect::new(2, 2, 300, 16), Some(1)),
+                node(Role::ListItem, "", Rect::new(0, 20, 400, 20), Some(0)),
+                node(Role::Other, "", Rect::new(0, 20, 400, 20), Some(3)),
+                node(Role::Text, "Papaya", Rect::new(2, 22, 60, 16), Some(4)),
+                node(Role::Text, "ripe", Rect::new(70, 22, 40, 16), Some(4)),
+                node(Role::ToggleButton, "", Rect::new(300, 22, 40, 16), Some(4)),
+                node(Role::ListItem, "", Rect::new(0, 40, 400, 60), Some(0)),
+                node(Role::Text, "Fruits", Rect::new(2, 42, 60, 16), Some(8)),
+                node(Role::ListItem, "", Rect::new(20, 60, 380, 20), Some(8)),
+                node(Role::Text, "Lime", Rect::new(22, 62, 60, 16), Some(10)),
+                node(Role::Cell, "", Rect::new(0, 120, 40, 20), Some(0)),
+            ],
+        };
+        let m = merge(&ax, &[], GEO);
+        let items: Vec<(Role, &str)> =
+            m.elements.iter().filter(|e| e.role != Role::ToggleButton).map(|e| (e.role, e.label.as_str())).collect();
+        assert_eq!(
+            items,
+            vec![
+                (Role::ListItem, "Mango"),
+                (Role::ListItem, "Papaya ripe"),
+                (Role::ListItem, "Fruits"),
+                (Role::ListItem, "Lime"),
+                (Role::Text, "Papaya"),
+                (Role::Text, "ripe"),
+                (Role::Cell, ""),
+            ],
+            "a text that only repeats its item is dropped; a nested item's text is its own"
+        );
+    }
+
+    #[test]
+    fn ocr_that_repeats_or_garbles_known_text_is_dropped() {
+        let mut name = node(Role::Entry, "First name", Rect::new(140, 122, 400, 34), None);
+        name.value = Some("Kerianne".into());
+        name.states = States::EDITABLE;
+        let mut empty = node(Role::Entry, "Email", Rect::new(140, 170, 400, 34), None);
+        empty.value = Some(String::new());
+        empty.states = States::EDITABLE;
+        let mut combo = node(Role::ComboBox, "Country", Rect::new(140, 220, 300, 34), None);
+        combo.value = Some("Guinea".into());
+        let mut notes = node(Role::TextArea, "Notes", Rect::new(600, 40, 400, 200), None);
+        notes.value = Some("Morbi vel elit erat.\nNulla facilisi. Nullam eleifend lobortis nisl".into());
+        let ax = AxSnapshot {
+            health: AxHealth::Ok,
+            nodes: vec![
+                node(Role::Text, "Proceed with the import?", Rect::new(40, 40, 300, 20), None),
+                name,
+                empty,
+                combo,
+                notes,
+            ],
+        };
+        let ocr = vec![
+            line("| v", Rect::new(410, 225, 25, 24)),
+            line("Nulla facilisi. Nullam ลไอลไโอทเ", Rect::new(610, 70, 300, 14)),
+            line("Drafted by hand", Rect::new(610, 200, 120, 14)),
+            line("Pro|", Rect::new(14, 40, 26, 18)),
+            line("ort?", Rect::new(335, 40, 30, 18)),
+            line("Pa", Rect::new(700, 300, 17, 18)),
+            line("Kerlanne", Rect::new(148, 130, 70, 18)),
+            line("-~ 1", Rect::new(220, 130, 30, 18)),
+            line("Proceed with the lmport?", Rect::new(42, 41, 290, 18)),
+            line("name@example.com", Rect::new(148, 178, 140, 18)),
+            line("Kerianne", Rect::new(700, 500, 70, 18)),
+        ];
+        let m = merge(&ax, &ocr, GEO);
+        let ocr_only: Vec<&str> =
+            m.elements.iter().filter(|e| e.source == Source::Ocr).map(|e| e.label.as_str()).collect();
+        assert_eq!(
+            ocr_only,
+            vec!["name@example.com", "Drafted by hand", "Pa", "Kerianne"],
+            "{:?}",
+            labels_and_values(&m)
+        );
+        let folded: Vec<&str> =
+            m.elements.iter().filter(|e| e.source == Source::AxOcr).map(|e| e.label.as_str()).collect();
+        assert_eq!(folded, vec!["Notes", "First name", "Proceed with the import?"]);
     }
 
     #[test]

@@ -95,6 +95,56 @@ pub fn squash_spaces(s: &str) -> String {
     s.chars().filter(|c| !c.is_whitespace()).flat_map(char::to_lowercase).collect()
 }
 
+/// True when OCR text `read` and accessible text `known` say the same thing up to misread glyphs
+/// ("Kerlanne" for "Kerianne"): the shorter fits inside the longer (spaces and case aside) with at most
+/// one edit per four characters. Very short texts must fit exactly.
+pub fn near_match(read: &str, known: &str) -> bool {
+    /// Beyond this, texts are compared by their beginnings: a line of OCR is far shorter, and the cost
+    /// grows with the product of the lengths.
+    const MAX_CHARS: usize = 400;
+    let a: Vec<char> = squash_spaces(read).chars().take(MAX_CHARS).collect();
+    let b: Vec<char> = squash_spaces(known).chars().take(MAX_CHARS).collect();
+    if a.is_empty() || b.is_empty() {
+        return false;
+    }
+    let (short, long) = if a.len() <= b.len() { (&a, &b) } else { (&b, &a) };
+    edits_to_fit(short, long) * 4 <= short.len()
+}
+
+/// True when most of what OCR read (two thirds of its letters, word by word) is in `known`, each word
+/// up to a misread glyph in four: "Nulla facilisi. Nullam ลไอลไโอทเ" over a text holding "Nulla facilisi.
+/// Nullam eleifend" is that text with its tail garbled. Words of fewer than three letters do not count
+/// either way: OCR makes them of specks and icons.
+pub fn mostly_known(read: &str, known: &str) -> bool {
+    let known: Vec<char> = squash_spaces(known).chars().collect();
+    let (mut found, mut total) = (0usize, 0usize);
+    for word in read.split_whitespace() {
+        let word: Vec<char> = word.chars().flat_map(char::to_lowercase).collect();
+        if word.len() < 3 {
+            continue;
+        }
+        total += word.len();
+        if edits_to_fit(&word, &known) * 4 <= word.len() {
+            found += word.len();
+        }
+    }
+    total > 0 && found * 3 >= total * 2
+}
+
+/// The fewest single-character edits (insert, delete, replace) that turn `needle` into some stretch of
+/// `haystack` (Sellers' approximate substring match: the stretch may start and end anywhere).
+fn edits_to_fit(needle: &[char], haystack: &[char]) -> usize {
+    let mut prev = vec![0usize; haystack.len() + 1];
+    for (i, &n) in needle.iter().enumerate() {
+        let mut cur = vec![i + 1; haystack.len() + 1];
+        for (j, &h) in haystack.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(n != h)).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev.into_iter().min().unwrap_or(needle.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,6 +162,27 @@ mod tests {
         assert!(contains_phrase("ยินดีต้อนรับสู่ระบบ", "ต้อนรับ"));
         assert!(contains_phrase("Order #123 placed", "#123"));
         assert!(!contains_phrase("anything", ""));
+    }
+
+    #[test]
+    fn near_matches_forgive_a_misread_glyph_in_four() {
+        assert!(near_match("Kerlanne", "Kerianne"));
+        assert!(near_match("Ker ianne", "kerianne"));
+        assert!(near_match("| Kerianne", "Kerianne"), "a border read as a glyph");
+        assert!(near_match("Kerlanne", "Kerianne Smith"), "a clipped line inside a longer text");
+        assert!(near_match("Guinea", "Guinea"));
+        assert!(!near_match("Norway", "Guinea"));
+        assert!(!near_match("Kxrlxnne", "Kerianne"), "three edits in eight characters");
+        assert!(!near_match("4Z", "42"), "short texts fit exactly or not at all");
+        assert!(near_match("42", "42"));
+        assert!(!near_match("", "x") && !near_match("x", " "));
+        let text = "Morbi vel elit erat.\nNulla facilisi. Nullam eleifend lobortis nisl";
+        assert!(mostly_known("Nulla facilisi. Nullam ลไอลไโอทเ", text));
+        assert!(mostly_known("Nul1a faci1isi", text));
+        assert!(!mostly_known("Nulla tempor sagittis quam dignissim", text), "one known word in five");
+        assert!(!mostly_known("| v", text), "specks are not words");
+        assert_eq!(edits_to_fit(&['a', 'b'], &[]), 2);
+        assert_eq!(edits_to_fit(&[], &['a']), 0);
     }
 
     #[test]

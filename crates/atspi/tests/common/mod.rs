@@ -101,8 +101,8 @@ pub fn dump(snap: &AxSnapshot) -> String {
     s
 }
 
-/// The test form: labelled inputs, a password with a preset secret, a destructive button, English and
-/// Thai paragraphs.
+/// The test form: labelled inputs (a text field, a country list showing its selection), a password with
+/// a preset secret, a destructive button, English and Thai paragraphs.
 pub const FORM_SECRET: &str = "hunter2-s3cret";
 
 pub fn form_html() -> String {
@@ -113,6 +113,7 @@ pub fn form_html() -> String {
 <h1>Account settings</h1>
 <form>
 <p><label for="user">Username</label> <input id="user" type="text" value="alice"></p>
+<p><label for="country">Country</label> <select id="country"><option>Ghana</option><option selected>Guinea</option><option>Kenya</option></select></p>
 <p><label for="pw">Password</label> <input id="pw" type="password" value="{FORM_SECRET}"></p>
 <p><button type="button" id="del">Delete account</button></p>
 </form>

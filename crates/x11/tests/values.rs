@@ -1,0 +1,119 @@
+//! What the model reads of value-carrying widgets on a real desktop, with both sources (AT-SPI and
+//! Tesseract): a GTK app (testdata/apps/values_gtk.py) that prints what it holds, so every value is
+//! checked against the app itself.
+
+use std::time::Duration;
+
+use handrail_core::text::near_match;
+use handrail_core::{Config, Element, Engine, Mode, Outcome, RawArgs, Source, Turn, Vision};
+use handrail_sandbox::{Sandbox, SandboxOptions, REMOVED_ENV};
+use handrail_testkit::LineApp;
+use handrail_x11::windows::LaunchEnv;
+use handrail_x11::{X11Desktop, X11Options};
+
+fn raw(pairs: &[(&str, &str)]) -> RawArgs {
+    RawArgs::from_pairs(pairs).unwrap_or_else(|e| panic!("bad test arguments: {e}"))
+}
+
+fn values_app(sandbox: &Sandbox) -> LineApp {
+    let mut command = sandbox.command("/usr/bin/python3");
+    command.arg(concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/apps/values_gtk.py"));
+    let mut app = LineApp::spawn(command);
+    assert!(app.wait_for(|l| l == "ready").is_some(), "the values app came up");
+    app
+}
+
+/// What the app last said it holds under `key`.
+fn app_holds(app: &LineApp, key: &str) -> String {
+    let prefix = format!("{key}=");
+    let said = app.seen.iter().rev().find_map(|l| l.strip_prefix(&prefix));
+    said.unwrap_or_else(|| panic!("the app never reported {key}: {:?}", app.seen)).to_owned()
+}
+
+fn elements(o: &Outcome) -> &[Element] {
+    o.observation.as_ref().map_or(&[], |obs| obs.elements.as_slice())
+}
+
+fn find<'a>(o: &'a Outcome, role: &str, label: &str) -> Option<&'a Element> {
+    elements(o).iter().find(|e| e.role.as_str() == role && e.label == label)
+}
+
+fn value<'a>(o: &'a Outcome, role: &str, label: &str) -> Option<&'a str> {
+    find(o, role, label).and_then(|e| e.value.as_deref())
+}
+
+/// Observes until `ready` holds (the tree arrives a moment after the window), bounded.
+fn see_until(engine: &mut Engine, ready: impl Fn(&Outcome) -> bool) -> Outcome {
+    let mut last = None;
+    for _ in 0..30 {
+        let o = engine.call_args(&raw(&[("action", "see")]));
+        if ready(&o) {
+            return o;
+        }
+        last = Some(o);
+        std::thread::sleep(Duration::from_millis(200)); // polling interval, not a settle wait
+    }
+    panic!("never ready:\n{}", last.map(|o| o.text()).unwrap_or_default())
+}
+
+fn act_on(engine: &mut Engine, o: &Outcome, role: &str, label: &str) -> Outcome {
+    let obs = o.observation.as_ref().map(|obs| obs.id.to_string()).expect("an observation");
+    let id = find(o, role, label).unwrap_or_else(|| panic!("no {role} {label:?}:\n{}", o.text())).id.to_string();
+    engine.call_args(&raw(&[("action", "click"), ("observation_id", &obs), ("element_id", &id)]))
+}
+
+#[test]
+fn values_and_labels_read_as_the_app_holds_them() {
+    let sandbox = Sandbox::start(SandboxOptions { parent_death_signal: false, ..SandboxOptions::default() })
+        .expect("sandbox starts");
+    let mut app = values_app(&sandbox);
+    let ocr = handrail_ocr::TesseractOcr::new(handrail_ocr::TesseractConfig::default());
+    let ax = handrail_atspi::AtspiSource::new(sandbox.bus_address());
+    let mut launch = LaunchEnv::new(sandbox.env(), sandbox.root().join("browser"));
+    launch.removed = REMOVED_ENV.iter().map(|s| s.to_string()).collect();
+    let desktop =
+        X11Desktop::connect(X11Options::new(sandbox.display(), launch), Box::new(ax), Box::new(ocr)).expect("connects");
+    let mut engine = Engine::new(desktop, Config { vision: Vision::Capable, ..Config::default() });
+    engine.begin_turn(Turn { id: "values".into(), intent: "check the form".into(), mode: Mode::Interactive });
+
+    let see = see_until(&mut engine, |o| find(o, "combo_box", "Country").is_some());
+    let text = see.text();
+    eprintln!("{text}");
+    assert!(text.contains("ax=ok ocr=ok"), "{text}");
+
+    // Each control as a person reads it: caption and what it shows, the same as the app holds.
+    assert_eq!(value(&see, "combo_box", "Country"), Some(app_holds(&app, "combo").as_str()), "{text}");
+    assert_eq!(value(&see, "slider", "Volume"), Some(app_holds(&app, "scale").as_str()), "{text}");
+    assert_eq!(value(&see, "spin_button", "Copies"), Some(app_holds(&app, "spin").as_str()), "{text}");
+    assert_eq!(value(&see, "entry", "First name"), Some("Kerianne"), "{text}");
+    assert!(text.contains(r#"combo_box "Country" value="Guinea""#), "{text}");
+    assert!(text.contains(r#"slider "Volume" value="42""#), "{text}");
+    // List rows whose text lives in a child label are named by it.
+    for fruit in ["Mango", "Papaya"] {
+        assert!(find(&see, "list_item", fruit).is_some(), "{fruit}:\n{text}");
+    }
+    assert!(find(&see, "cell", "Kerianne").is_some(), "{text}");
+
+    // OCR adds nothing the tree already says: no OCR line repeats or garbles accessible text.
+    let accessible: Vec<&str> =
+        elements(&see).iter().filter(|e| e.source != Source::Ocr).flat_map(|e| e.visible_texts()).collect();
+    for e in elements(&see).iter().filter(|e| e.source == Source::Ocr) {
+        let echo = accessible.iter().find(|t| near_match(&e.label, t));
+        assert!(echo.is_none(), "OCR line {:?} repeats {echo:?}:\n{text}", e.label);
+    }
+
+    // A new selection made through the widget itself: the app holds it, the model reads it, and the
+    // combo keeps its id (its label is its caption, not its selection).
+    let combo_id = find(&see, "combo_box", "Country").map(|e| e.id);
+    let opened = act_on(&mut engine, &see, "combo_box", "Country");
+    let menu = see_until(&mut engine, |o| find(o, "menu_item", "Norway").is_some());
+    drop(opened);
+    act_on(&mut engine, &menu, "menu_item", "Norway");
+    assert!(app.wait_for(|l| l == "combo=Norway").is_some(), "the app selected Norway: {:?}", app.seen);
+    let after = see_until(&mut engine, |o| value(o, "combo_box", "Country") == Some("Norway"));
+    assert_eq!(find(&after, "combo_box", "Country").map(|e| e.id), combo_id, "{}", after.text());
+
+    drop(engine);
+    drop(app);
+    sandbox.stop().expect("clean teardown");
+}
