@@ -5,8 +5,10 @@
 //! so the guards judge such a key press as a click on that element. Toolkits report bindings in GTK
 //! accelerator syntax: `<Alt>d`, `<Control><Shift>s`, `<Primary>q`; menu items give
 //! `mnemonic;path;accelerator` (`d;<Alt>e:d;<Control>Delete`), where a path step `a:b` is a sequence of
-//! presses. Some report `Alt+D`. Anything that does not parse is dropped: a binding we cannot read is
-//! treated by the guards as unknown, never as "no binding".
+//! presses. Some report `Alt+D`. A binding that does not parse (GTK names a mnemonic on a non-ASCII letter
+//! by its keysym, `<Alt>Cyrillic_u`; a toolkit may use a syntax of its own) is not dropped silently:
+//! [`Bindings::unreadable`] says so, and the guards then treat the element's bindings as unknown, never
+//! as "no binding".
 
 use handrail_platform::{KeyCombo, Modifiers};
 
@@ -15,21 +17,31 @@ use crate::keys::parse_key_combo;
 /// Longest binding string read; toolkits report a few dozen characters at most.
 const MAX_BINDING_LEN: usize = 256;
 
-/// Every single-press combination in one reported binding string, deduplicated. Sequences (`<Alt>e:d`)
-/// contribute their last press, which is what triggers the item once its menu is open.
-pub fn parse_bindings(reported: &str) -> Vec<KeyCombo> {
-    let mut out: Vec<KeyCombo> = Vec::new();
+/// What one reported binding string says.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Bindings {
+    /// Every single-press combination read, deduplicated. Sequences (`<Alt>e:d`) contribute their last
+    /// press, which is what triggers the item once its menu is open.
+    pub combos: Vec<KeyCombo>,
+    /// Some non-empty part could not be read: the element may have bindings not in `combos`.
+    pub unreadable: bool,
+}
+
+/// Reads one reported binding string (see the module docs).
+pub fn parse_bindings(reported: &str) -> Bindings {
+    let mut out = Bindings::default();
     if reported.len() > MAX_BINDING_LEN {
+        out.unreadable = true;
         return out;
     }
     for field in reported.split(';') {
         let Some(last) = field.split(':').map(str::trim).rfind(|s| !s.is_empty()) else {
             continue;
         };
-        if let Some(combo) = parse_one(last) {
-            if !out.contains(&combo) {
-                out.push(combo);
-            }
+        match parse_one(last) {
+            Some(combo) if !out.combos.contains(&combo) => out.combos.push(combo),
+            Some(_) => {}
+            None => out.unreadable = true,
         }
     }
     out
@@ -110,9 +122,20 @@ mod tests {
             ("<Super>BackSpace", &["super+backspace"]),
         ];
         for (reported, want) in cases {
-            let got: Vec<String> = parse_bindings(reported).iter().map(|c| c.to_string()).collect();
+            let got: Vec<String> = parse_bindings(reported).combos.iter().map(|c| c.to_string()).collect();
             assert_eq!(got, *want, "{reported:?}");
         }
+    }
+
+    #[test]
+    fn bindings_that_cannot_be_read_are_flagged_not_dropped() {
+        for reported in ["<Alt>Cyrillic_u", "<Bogus>d", "<Alt", "KP_Enter", "<Alt>d;<Alt>Thai_kokai"] {
+            assert!(parse_bindings(reported).unreadable, "{reported:?}");
+        }
+        for reported in ["", ";;", "<Alt>d", "d;<Alt>e:d;<Control>Delete"] {
+            assert!(!parse_bindings(reported).unreadable, "{reported:?}");
+        }
+        assert!(parse_bindings(&"<Alt>d;".repeat(60)).unreadable, "too long to read is unreadable");
     }
 
     #[test]
@@ -145,8 +168,15 @@ mod tests {
         /// its own press triggers (so a reported binding can never be unmatchable).
         #[test]
         fn any_report_parses_to_triggerable_bindings(s in ".{0,80}") {
-            for b in parse_bindings(&s) {
-                prop_assert!(triggers(&b, &b), "{b} does not trigger itself");
+            let read = parse_bindings(&s);
+            for b in &read.combos {
+                prop_assert!(triggers(b, b), "{b} does not trigger itself");
+            }
+            // Nothing is lost silently: a non-empty field that yields no combination is flagged.
+            let fields = s.split(';').filter(|f| f.split(':').any(|p| !p.trim().is_empty())).count();
+            prop_assert!(read.unreadable || read.combos.len() <= fields);
+            if read.combos.is_empty() && fields > 0 {
+                prop_assert!(read.unreadable, "{s:?} read as no binding at all");
             }
         }
 
@@ -161,7 +191,7 @@ mod tests {
             }
             gtk.push_str(&key);
             plus.push(&key);
-            prop_assert_eq!(parse_bindings(&gtk), vec![combo(&plus.join("+"))]);
+            prop_assert_eq!(parse_bindings(&gtk), Bindings { combos: vec![combo(&plus.join("+"))], unreadable: false });
         }
     }
 }

@@ -72,6 +72,18 @@ pub fn merge(ax: &AxSnapshot, ocr: &[OcrLine], geo: Geometry) -> Merged {
             states.insert(States::SECURE);
         }
         let parent = ancestors(ax, ni).find_map(|p| node_to_element[p]);
+        let bindings = node.key_bindings.iter().map(|b| crate::bindings::parse_bindings(b)).fold(
+            crate::bindings::Bindings::default(),
+            |mut all, one| {
+                all.unreadable |= one.unreadable;
+                for c in one.combos {
+                    if !all.combos.contains(&c) {
+                        all.combos.push(c);
+                    }
+                }
+                all
+            },
+        );
         node_to_element[ni] = Some(elements.len());
         elements.push(Element {
             id: ElementId::UNASSIGNED,
@@ -88,7 +100,8 @@ pub fn merge(ax: &AxSnapshot, ocr: &[OcrLine], geo: Geometry) -> Merged {
                 native_role: node.native_role.clone(),
                 description: node.description.clone(),
                 actions: node.actions.clone(),
-                shortcuts: node.key_bindings.iter().flat_map(|b| crate::bindings::parse_bindings(b)).collect(),
+                shortcuts: bindings.combos,
+                shortcuts_unreadable: bindings.unreadable,
                 attributes: node.attributes.clone(),
                 parent,
                 in_toolbar: ancestors(ax, ni).any(|p| ax.nodes.get(p).is_some_and(|n| n.role() == Role::ToolBar)),

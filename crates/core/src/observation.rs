@@ -89,6 +89,8 @@ pub struct ElementDetail {
     pub actions: Vec<String>,
     /// Key presses that trigger those actions (mnemonics, accelerators), as accessibility reports them.
     pub shortcuts: Vec<handrail_platform::KeyCombo>,
+    /// Accessibility reported a binding that could not be read: `shortcuts` may be incomplete.
+    pub shortcuts_unreadable: bool,
     pub attributes: Vec<(String, String)>,
     /// Index (in the same list) of the nearest listed ancestor.
     pub parent: Option<usize>,
@@ -146,6 +148,11 @@ pub struct Observation {
     pub windows: Vec<crate::visibility::ScreenWindow>,
     /// Elements left out because windows in front cover them, per window.
     pub hidden: Vec<crate::visibility::HiddenCount>,
+    /// The elements counted in `hidden`, never listed or addressable: the guards judge keyboard input
+    /// that reaches them (a covered window may still hold focus). Ids are unassigned unless known.
+    pub covered: Vec<Element>,
+    /// Index into `covered` of the focused element, when it is covered.
+    pub covered_focus: Option<usize>,
     /// The image sent to the model: the screenshot, or the zoomed crop for `inspect`.
     pub image: Option<EncodedImage>,
     pub thumbnail: Thumbnail,

@@ -103,8 +103,11 @@ pub struct Clipped {
     pub elements: Vec<Element>,
     pub focus: Option<usize>,
     pub hidden: Vec<HiddenCount>,
-    /// The elements left out (ids unassigned), for telling "covered now" from "gone".
+    /// The elements left out (ids unassigned), for telling "covered now" from "gone", and for the
+    /// guards: keyboard input reaches a focused element and its window's key bindings, covered or not.
     pub hidden_elements: Vec<Element>,
+    /// Index into `hidden_elements` of the focused element, when it is covered.
+    pub hidden_focus: Option<usize>,
 }
 
 /// Index into `windows` (bottom to top) of the window `e` belongs to, `None` when it cannot be told.
@@ -235,7 +238,8 @@ pub fn clip(elements: Vec<Element>, focus: Option<usize>, windows: &[ScreenWindo
     let mut new_index: Vec<Option<usize>> = Vec::with_capacity(elements.len());
     let mut hidden: Vec<HiddenCount> = Vec::new();
     let mut hidden_elements = Vec::new();
-    for mut e in elements {
+    let mut hidden_focus = None;
+    for (i, mut e) in elements.into_iter().enumerate() {
         let owner = owner_of(&e, windows);
         e.owner = owner.map(|i| windows[i].handle);
         if owner.is_some_and(|i| is_title_bar_text(&e, &windows[i])) {
@@ -255,6 +259,9 @@ pub fn clip(elements: Vec<Element>, focus: Option<usize>, windows: &[ScreenWindo
                     None => hidden.push(HiddenCount { window: i, count: 1 }),
                 }
             }
+            if focus == Some(i) {
+                hidden_focus = Some(hidden_elements.len());
+            }
             hidden_elements.push(e);
         }
     }
@@ -264,7 +271,13 @@ pub fn clip(elements: Vec<Element>, focus: Option<usize>, windows: &[ScreenWindo
         e.detail.parent = e.detail.parent.and_then(|p| new_index.get(p).copied().flatten());
     }
     hidden.sort_by_key(|h| std::cmp::Reverse(h.window));
-    Clipped { elements: kept, focus: focus.and_then(|f| new_index.get(f).copied().flatten()), hidden, hidden_elements }
+    Clipped {
+        elements: kept,
+        focus: focus.and_then(|f| new_index.get(f).copied().flatten()),
+        hidden,
+        hidden_elements,
+        hidden_focus,
+    }
 }
 
 /// Height of the band at the top of a window where its title bar's text is read.

@@ -68,6 +68,14 @@ fn desk(mode: Mode, intent: &str, ax: AxHealth) -> Desk {
     sim.add_widget(win, Widget::text("Drag me").draggable().at(70, 360, 120, 24));
     let cleanup = sim.add_window(WindowSpec::new("Forms", "Cleanup").bounds(Rect::new(780, 60, 460, 300)));
     let cleanup_status = sim.add_widget(cleanup, Widget::text("Idle").at(800, 300, 300, 20));
+    // A mnemonic on a Thai letter: accessibility reports it by keysym name, which cannot be read as a key.
+    sim.add_widget(
+        cleanup,
+        Widget::button("ลบไฟล์เก่า")
+            .mnemonic('ล')
+            .at(980, 200, 160, 30)
+            .on_click(Reaction::set_label(cleanup_status, REMOVED)),
+    );
     sim.add_widget(cleanup, Widget::entry("Reason").at(800, 120, 300, 28));
     sim.add_widget(
         cleanup,
@@ -213,6 +221,9 @@ const ROWS: &[Row] = {
         ("mnemonic", I, NONE, OK, &[TypeInto("Display name", "Ann")], Key("alt+d"), Refused("destructive_target")),
         ("mnemonic, shifted", U, NONE, OK, &[], Key("alt+shift+d"), Refused("destructive_target")),
         ("mnemonic, intent", I, ASKS, OK, &[], Key("alt+d"), Deletes),
+        // A binding accessibility reports in a form that cannot be read is unknown, not absent.
+        ("thai mnemonic", I, NONE, OK, &[Click("Reason")], Key("alt+ล"), Refused("destructive_target")),
+        ("thai mnemonic, unattended", U, NONE, OK, &[Click("Reason")], Key("alt+ล"), Refused("destructive_target")),
         ("other alt key", U, NONE, OK, &[], Key("alt+s"), Harmless),
         (
             "focus moved by itself",
@@ -422,6 +433,12 @@ fn the_refused_paths_really_reach_the_app_when_allowed() {
         let o = d.act(attempt);
         assert!(d.deleted(), "{attempt:?} did not reach the app: {}", o.text());
     }
+    // The Thai mnemonic that accessibility reports unreadably does press its button.
+    let mut d = desk(I, ASKS, OK);
+    d.act(Step::Click("Reason"));
+    d.fx.see();
+    let o = d.act(Step::Key("alt+ล"));
+    assert!(d.removed(), "alt+ล did not reach the app: {}", o.text());
     // And keys really type into a password field when nothing stops them (the person's own keyboard).
     let d = desk(I, NONE, OK);
     d.fx.sim.focus(d.passcode);

@@ -238,3 +238,34 @@ fn a_click_that_changes_its_own_window_and_another_is_on_target() {
     assert_eq!(o.status, Status::Ok, "{}", o.text());
     assert!(o.elsewhere.is_none(), "{}", o.text());
 }
+
+#[test]
+fn keys_reaching_a_focused_element_under_a_pop_up_meet_the_guards() {
+    let mut d = desk();
+    d.fx.sim.raise_window(d.back);
+    let delete = d.fx.sim.find("Delete account").expect("the button");
+    let status = d.fx.sim.add_widget(d.back, Widget::text("Ready").at(500, 140, 200, 20));
+    d.fx.sim.add_widget(
+        d.back,
+        Widget::button("Delete account really")
+            .mnemonic('r')
+            .at(130, 550, 200, 30)
+            .on_click(Reaction::set_label(status, "ACCOUNT DELETED")),
+    );
+    // The button keeps keyboard focus while a notification from another app is drawn over it.
+    d.fx.sim.focus(delete);
+    d.fx.sim.add_window(WindowSpec::popup("Notifier", Rect::new(110, 480, 420, 120)));
+    let o = d.fx.see();
+    let obs = o.observation.clone().expect("an observation");
+    assert!(obs.elements.iter().all(|e| !e.label.starts_with("Delete account")), "covered, not listed: {}", o.text());
+    d.fx.sim.clear_calls();
+    for keys in ["return", "space", "alt+r"] {
+        let o = d.fx.call(&[("action", "key"), ("keys", keys)]);
+        assert_eq!(o.status, Status::Refused, "{keys}: {}", o.text());
+        assert!(o.text().contains("Delete account"), "the refusal names what the key reaches: {}", o.text());
+    }
+    let o = d.fx.call(&[("action", "type"), ("text", " ")]);
+    assert_eq!(o.status, Status::Refused, "{}", o.text());
+    assert_eq!(d.fx.sim.side_effects(), 0, "nothing reached the desktop");
+    assert_eq!(d.fx.sim.widget(status).label, "Ready");
+}

@@ -105,11 +105,7 @@ fn widget_node(d: &WidgetData, win: &WindowData, states: States, parent: usize) 
         app: win.app.clone(),
         window: win.title.clone(),
         actions: kind.actions().iter().map(|a| a.to_string()).collect(),
-        key_bindings: kind
-            .actions()
-            .iter()
-            .map(|_| d.w.mnemonic.map(|c| format!("<Alt>{c}")).unwrap_or_default())
-            .collect(),
+        key_bindings: kind.actions().iter().map(|_| d.w.mnemonic.map(reported_mnemonic).unwrap_or_default()).collect(),
         attributes,
         parent: Some(parent),
         ..AxNode::default()
@@ -141,4 +137,14 @@ fn list_rows(d: &WidgetData, win: &WindowData, parent: usize) -> Vec<AxNode> {
             }
         })
         .collect()
+}
+
+/// A mnemonic as GTK reports it: the accelerator name, whose key is a keysym name: the letter itself
+/// for ASCII, otherwise a keysym name such as `Thai_lochula` or the Unicode form `U0E25`.
+fn reported_mnemonic(c: char) -> String {
+    if c.is_ascii() {
+        format!("<Alt>{c}")
+    } else {
+        format!("<Alt>U{:04X}", u32::from(c))
+    }
 }

@@ -52,16 +52,19 @@ impl Engine {
     pub(super) fn guards(&mut self, request: &Request, aims: &[Aim]) -> Result<Judged, Box<Outcome>> {
         let latest = self.session.latest.clone();
         let last_clicked = self.session.last_clicked.clone();
-        let scene = match &latest {
-            Some(o) => Scene {
-                elements: &o.elements,
-                focus: o.focus,
+        let reachable = latest.as_ref().map(|o| {
+            keyboard_reachable(&o.elements, o.focus, &o.covered, o.covered_focus, &o.windows, is_keyboard(request))
+        });
+        let scene = match (&latest, &reachable) {
+            (Some(o), Some((elements, focus))) => Scene {
+                elements,
+                focus: *focus,
                 ax: o.ax,
                 last_clicked: last_clicked.as_ref(),
                 front: o.front.as_ref(),
                 ocr: o.ocr,
             },
-            None => Scene {
+            _ => Scene {
                 elements: &[],
                 focus: None,
                 ax: AxHealth::Unavailable,
@@ -93,9 +96,11 @@ impl Engine {
             };
         }
         let last_clicked = self.session.last_clicked.clone();
+        let (elements, focus) =
+            keyboard_reachable(&probe.elements, probe.focus, &probe.covered, probe.covered_focus, &probe.windows, true);
         let scene = Scene {
-            elements: &probe.elements,
-            focus: probe.focus,
+            elements: &elements,
+            focus,
             ax: probe.ax,
             last_clicked: last_clicked.as_ref(),
             front: probe.front.as_ref(),
@@ -230,6 +235,36 @@ impl Engine {
         }
         Ok(judged)
     }
+}
+
+/// What keyboard input can reach: the visible elements, and for keyboard input also the covered ones
+/// it reaches all the same (the focused element, and the active window's, whose key bindings fire
+/// whether or not another window is drawn over them). Covered elements are appended, so indices into
+/// the visible ones stay valid; `focus` points at the focused element wherever it is.
+fn keyboard_reachable(
+    visible: &[Element],
+    focus: Option<usize>,
+    covered: &[Element],
+    covered_focus: Option<usize>,
+    windows: &[crate::visibility::ScreenWindow],
+    keyboard: bool,
+) -> (Vec<Element>, Option<usize>) {
+    let mut all = visible.to_vec();
+    if !keyboard {
+        return (all, focus);
+    }
+    let active = windows.iter().rev().find(|w| w.active).map(|w| w.handle);
+    let mut focus = focus;
+    for (i, e) in covered.iter().enumerate() {
+        let focused = covered_focus == Some(i);
+        if focused || (active.is_some() && e.owner == active) {
+            if focused && focus.is_none() {
+                focus = Some(all.len());
+            }
+            all.push(e.clone());
+        }
+    }
+    (all, focus)
 }
 
 impl Engine {

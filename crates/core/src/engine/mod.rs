@@ -929,6 +929,7 @@ impl Engine {
             focus: merged.focus,
             elements: merged.elements,
             covered: merged.hidden_elements,
+            covered_focus: merged.hidden_focus,
             windows,
         })
     }
@@ -1010,6 +1011,8 @@ struct Probe {
     elements: Vec<Element>,
     /// Elements no part of which is visible (windows in front cover them).
     covered: Vec<Element>,
+    /// Index into `covered` of the focused element, when it is covered.
+    covered_focus: Option<usize>,
     windows: Vec<ScreenWindow>,
 }
 
@@ -1260,6 +1263,8 @@ fn observe(
         elements: merged.elements,
         windows,
         hidden: merged.hidden,
+        covered: merged.hidden_elements,
+        covered_focus: merged.hidden_focus,
         image: Some(image),
         thumbnail,
         inspect: inspect_detail,

@@ -388,9 +388,10 @@ fn is_password_like(e: &Element) -> bool {
     super::password::is_password_field(e.role, e.states, &e.label)
 }
 
-/// Accessibility reported the element's actions, so an empty binding list means it has none.
+/// Accessibility reported the element's actions and every binding it gave could be read, so the
+/// binding list is complete (empty means none).
 fn bindings_known(e: &Element) -> bool {
-    e.source.has_ax() && !e.detail.actions.is_empty()
+    e.source.has_ax() && !e.detail.actions.is_empty() && !e.detail.shortcuts_unreadable
 }
 
 /// alt + a character of the label, for an element whose bindings are unknown and which may be a
