@@ -1,5 +1,6 @@
-//! The keyboard paths around the guards, on real apps: a Chromium page and a GTK confirmation window
-//! with a "_Delete" mnemonic, on one private desktop with a terminal open beside them. What the apps
+//! The keyboard paths around the guards, on real apps: a Chromium page, a GTK confirmation window
+//! with a "_Delete" mnemonic and a GTK dialog whose delete button has a Thai mnemonic, each on a
+//! private desktop with a terminal open beside them. What the apps
 //! received is read back from the apps themselves (the page's title, the GTK app's stdout), never from
 //! handrail's observation.
 
@@ -23,9 +24,11 @@ const PAGE: &str = r#"<!doctype html><html><head><meta charset="utf-8"><title>se
 <label>Display name <input id="name" aria-label="Display name"></label><br>
 <button id="save">Save</button><button id="delete">Delete account</button><br>
 <label>Passcode <input id="pass" type="password" aria-label="Passcode"></label>
+<form id="close"><label>Reason <input id="reason" aria-label="Reason"></label> <button>Remove account</button></form>
 <script>
- const state = {saved: 0, deleted: false};
- const show = () => { document.title = `[saved=${state.saved} deleted=${state.deleted} pass=${document.getElementById('pass').value.length}]`; };
+ const state = {saved: 0, deleted: false, removed: false};
+ const show = () => { document.title = `[saved=${state.saved} deleted=${state.deleted} pass=${document.getElementById('pass').value.length} removed=${state.removed}]`; };
+ document.getElementById('close').onsubmit = (e) => { e.preventDefault(); state.removed = true; show(); };
  document.getElementById('save').onclick = () => { state.saved++; show(); };
  document.getElementById('delete').onclick = () => { state.deleted = true; show(); };
  document.getElementById('pass').oninput = show;
@@ -153,6 +156,11 @@ fn keyboard_paths_around_the_guards_are_refused_on_real_apps() {
     let o = agent.call(&[("action", "open_url"), ("url", &serve_page(PAGE))]);
     assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
     refused(&agent.on("click", "button", "Delete account", &[]), "destructive_target");
+    // The rest of the pointer family: every press that could activate it, and a drop onto it.
+    refused(&agent.on("double_click", "button", "Delete account", &[]), "destructive_target");
+    refused(&agent.on("triple_click", "button", "Delete account", &[]), "destructive_target");
+    let delete = agent.find("button", "Delete account");
+    refused(&agent.on("drag", "button", "Save", &[("to_element_id", &delete)]), "destructive_target");
     // What is typed into a web input is read back from the page's accessible value.
     let o = agent.on("type", "entry", "Display name", &[("text", "Ann 👍 สวัสดี")]);
     assert!(matches!(o.typing, Some(handrail_core::TypingCheck::Arrived { .. })), "{}", o.text());
@@ -173,9 +181,15 @@ fn keyboard_paths_around_the_guards_are_refused_on_real_apps() {
     for k in ["1", "2", "shift+3", "ctrl+v"] {
         refused(&agent.key(k), "password_field");
     }
-    // The page itself says what it got: one save, nothing deleted, an empty passcode.
+    // Return in a form's text field submits the form: a click on its submit button.
+    agent.turn("web-form", "tell them why I am unhappy", Mode::Interactive);
+    let o = agent.on("type", "entry", "Reason", &[("text", "too slow")]);
+    assert!(matches!(o.typing, Some(handrail_core::TypingCheck::Arrived { .. })), "{}", o.text());
+    refused(&agent.key("return"), "destructive_target");
+    refused(&agent.type_text("\n"), "destructive_target");
+    // The page itself says what it got: one save, nothing deleted, an empty passcode, no form sent.
     let title = page_title(&windows);
-    assert!(title.starts_with("[saved=1 deleted=false pass=0]"), "the page received: {title}");
+    assert!(title.starts_with("[saved=1 deleted=false pass=0 removed=false]"), "the page received: {title}");
 
     // Control: the same activation key reaches the page once the user asked for the removal.
     agent.turn("web-asked", "delete my account", Mode::Interactive);
@@ -191,6 +205,77 @@ fn keyboard_paths_around_the_guards_are_refused_on_real_apps() {
     }
 
     drop(agent);
+    let _ = terminal.kill();
+    let _ = terminal.wait();
+    sandbox.stop().expect("clean teardown");
+}
+
+/// What a line app printed since the last look, for asserting that a refused step sent nothing.
+fn nothing_arrived(app: &mut LineApp, after: &str) {
+    let got = app.pending();
+    assert!(got.is_empty(), "after a refused {after}, the app received {got:?}");
+}
+
+#[test]
+fn a_gtk_dialog_gets_nothing_a_guard_refused_by_any_key() {
+    let sandbox = Sandbox::start(SandboxOptions { parent_death_signal: false, ..SandboxOptions::default() })
+        .expect("sandbox starts");
+    let mut terminal = sandbox.command("xterm").args(["-geometry", "60x10+0+560"]).spawn().expect("xterm starts");
+    let mut dialog = gtk_app(&sandbox, "delete_dialog_gtk.py");
+    let launch = LaunchEnv::new(sandbox.env(), sandbox.root().join("browser"));
+    let desktop = X11Desktop::connect(
+        X11Options::new(sandbox.display(), launch),
+        Box::new(handrail_atspi::AtspiSource::new(sandbox.bus_address())),
+        Box::new(handrail_platform::absent::NoOcr),
+    )
+    .expect("desktop");
+    let mut agent = Agent { engine: Engine::new(desktop, Config { vision: Vision::Capable, ..Config::default() }) };
+
+    agent.turn("dialog", "check the old backups", Mode::Interactive);
+    agent.find("button", "Keep");
+    // The mnemonic on ล is reported by keysym name, which no key reads as: unknown, so judged.
+    refused(&agent.key("alt+ล"), "destructive_target");
+    nothing_arrived(&mut dialog, "alt+ล");
+    // Focus walks onto the delete button; activation keys and typed blanks are clicks on it.
+    assert_eq!(agent.key("tab").status, Status::Ok);
+    agent.focus_is("button", "ลบถาวร");
+    for key in ["return", "space", "shift+return"] {
+        refused(&agent.key(key), "destructive_target");
+        nothing_arrived(&mut dialog, key);
+    }
+    for text in [" ", "\n"] {
+        refused(&agent.type_text(text), "destructive_target");
+        nothing_arrived(&mut dialog, "typed blank");
+    }
+    // The PIN field: typing refused, and so is every key that would put a character in it.
+    agent.on("click", "password_entry", "PIN", &[]);
+    agent.focus_is("password_entry", "PIN");
+    refused(&agent.type_text("1234"), "password_field");
+    for key in ["1", "shift+3", "ก", "space", "ctrl+v", "shift+insert"] {
+        refused(&agent.key(key), "password_field");
+        nothing_arrived(&mut dialog, key);
+    }
+    // Nobody watching: refused even with the words behind it.
+    agent.turn("dialog-unattended", "delete the old backups", Mode::Unattended);
+    agent.find("button", "Keep");
+    refused(&agent.key("alt+ล"), "destructive_target");
+    nothing_arrived(&mut dialog, "unattended alt+ล");
+
+    // Control: asked for, the very same key reaches the dialog's button.
+    agent.turn("dialog-asked", "delete the old backups", Mode::Interactive);
+    agent.find("button", "Keep");
+    let o = agent.key("alt+ล");
+    assert!(matches!(o.guard, GuardDecision::AllowedByIntent { .. }), "{}", o.text());
+    assert!(
+        dialog.wait_for(|l| l == "delete-clicked").is_some(),
+        "alt+ล did not reach the app: {:?}\n{}",
+        dialog.seen,
+        o.text()
+    );
+    assert!(!dialog.seen.iter().any(|l| l.starts_with("pin=")), "the PIN got characters: {:?}", dialog.seen);
+
+    drop(agent);
+    drop(dialog);
     let _ = terminal.kill();
     let _ = terminal.wait();
     sandbox.stop().expect("clean teardown");

@@ -156,6 +156,34 @@ fn edits_the_engine_cannot_follow_are_read_back_from_the_screen() {
 }
 
 #[test]
+fn a_command_name_typed_at_the_start_after_a_caret_move_is_judged() {
+    for kind in [Kind::Accessible, Kind::WindowClass] {
+        let mut t = term(kind, Mode::Unattended, DISK);
+        // A harmless assignment first, so that no word of the final line names rm.
+        allowed(&t.typ("R=rm\n"));
+        allowed(&t.typ(" -rf /tmp/victim"));
+        // Home moves the caret to the start of the line; the engine can no longer follow it.
+        allowed(&t.key("home"));
+        allowed(&t.typ("$R"));
+        // What a real shell now shows: the expansion in front, where the caret was.
+        t.fx.sim.set_value(t.shell, "$R -rf /tmp/victim");
+        t.fx.see();
+        let o = t.key("return");
+        refused(&o, "terminal_command");
+        assert!(o.text().contains("unknown until run"), "{}", o.text());
+        assert_eq!(t.ran(), ["R=rm"], "{kind:?}");
+    }
+    // A prompt that happens to end in `$` is still no command of its own.
+    let mut t = term(Kind::WindowClass, Mode::Unattended, DISK);
+    allowed(&t.typ("ls"));
+    allowed(&t.key("home"));
+    allowed(&t.typ("echo "));
+    t.fx.sim.set_value(t.shell, "echo ls");
+    t.fx.see();
+    allowed(&t.key("return"));
+}
+
+#[test]
 fn a_line_nobody_can_read_is_not_run_unattended() {
     let mut t = term(Kind::WindowClass, Mode::Unattended, DISK);
     t.fx.sim.set_value(t.shell, "rm -rf /tmp/victim");

@@ -329,9 +329,11 @@ impl Engine {
                 }
                 continue;
             }
-            // A guessed start inside the prompt reads as an unknown command: only known effects count.
-            let guessed =
-                commit.guessed.iter().filter(|g| destructive_commands(g).iter().any(|f| f.kind != CommandKind::Opaque));
+            // A guessed start inside the prompt reads as an unknown command: only known effects count,
+            // unless the agent itself typed an expansion into the line (`$(echo rm)` typed at its start).
+            let guessed = commit.guessed.iter().filter(|g| {
+                destructive_commands(g).iter().any(|f| f.kind != CommandKind::Opaque || commit.typed_expansion)
+            });
             for reading in commit.readings.iter().chain(guessed) {
                 // Where the command would go on the network meets the allowed domains, as a browser would.
                 if !self.config.url_policy.allowed_domains.is_empty() {

@@ -140,6 +140,10 @@ pub struct Commit {
     pub guessed: Vec<String>,
     /// Part of the line is unknown and the screen does not show it.
     pub unreadable: bool,
+    /// What was typed into the line holds a shell expansion (`$(…)`, backticks, `$NAME`): a guessed
+    /// reading whose command name only the shell will know may then be the agent's own doing (typed
+    /// after moving the caret to the start), so it counts like any other finding.
+    pub typed_expansion: bool,
 }
 
 /// Runs `strokes` through `line`, collecting the lines they commit. `screen_line` is the terminal's
@@ -196,12 +200,13 @@ pub fn replay(line: &mut PendingLine, strokes: &[Stroke<'_>], screen_line: Optio
 
 fn readings(line: &PendingLine, screen: Option<&str>, since_screen: &str) -> Commit {
     let full = format!("{}{}", line.continued, line.typed);
+    let typed_expansion = has_expansion(&full);
     let readings = vec![full];
     if line.whole {
-        return Commit { readings, guessed: Vec::new(), unreadable: false };
+        return Commit { readings, guessed: Vec::new(), unreadable: false, typed_expansion };
     }
     let Some(shown) = screen.map(str::trim) else {
-        return Commit { readings, guessed: Vec::new(), unreadable: true };
+        return Commit { readings, guessed: Vec::new(), unreadable: true, typed_expansion };
     };
     let mut guessed = Vec::new();
     for command in command_starts(shown) {
@@ -213,7 +218,22 @@ fn readings(line: &PendingLine, screen: Option<&str>, since_screen: &str) -> Com
             }
         }
     }
-    Commit { readings, guessed, unreadable: false }
+    Commit { readings, guessed, unreadable: false, typed_expansion }
+}
+
+/// A command substitution or a parameter expansion: what makes a command name unknown until run.
+fn has_expansion(text: &str) -> bool {
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '`' => return true,
+            '$' if chars.peek().is_some_and(|n| n.is_alphanumeric() || matches!(n, '(' | '{' | '_' | '\'' | '"')) => {
+                return true
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Every place the command could start in the shown line: the prompt before it has no fixed form, and
@@ -390,7 +410,15 @@ mod tests {
     fn whole_lines_are_exact() {
         let mut l = PendingLine::empty();
         let c = run(&mut l, &["rm -rf /tmp/x", "key:backspace", "y", "key:return"], None);
-        assert_eq!(c, [Commit { readings: vec!["rm -rf /tmp/y".into()], guessed: vec![], unreadable: false }]);
+        assert_eq!(
+            c,
+            [Commit {
+                readings: vec!["rm -rf /tmp/y".into()],
+                guessed: vec![],
+                unreadable: false,
+                typed_expansion: false
+            }]
+        );
         assert_eq!(l, PendingLine::empty());
         let c = run(&mut l, &["ls\necho hi\n"], None);
         assert_eq!(c.iter().map(|c| c.readings[0].as_str()).collect::<Vec<_>>(), ["ls", "echo hi"]);

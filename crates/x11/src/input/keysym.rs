@@ -58,13 +58,18 @@ const NAMED: &[(&str, Keysym)] = &[
 ];
 
 /// The keysym of a canonical key name: a named key, `f1`…`f24`, or a single character.
+///
+/// A key press is sent as the keyboard layout of its script would send it: a Thai letter as its
+/// legacy `Thai_*` keysym, which is what apps match mnemonics and shortcuts against (GTK compares the
+/// keyval of `_ล` with the event's, and a Unicode keysym for the same letter is another keyval).
+/// Typed text needs no such care: apps read the character, not the keyval.
 pub fn for_key_name(name: &str) -> Option<Keysym> {
     if let Some((_, ks)) = NAMED.iter().find(|(n, _)| *n == name) {
         return Some(*ks);
     }
     let mut chars = name.chars();
     if let (Some(c), None) = (chars.next(), chars.next()) {
-        return for_char(c);
+        return legacy_for_char(c).or_else(|| for_char(c));
     }
     let n: u32 = name.strip_prefix('f')?.parse().ok()?;
     ((1..=24).contains(&n) && name[1..] == n.to_string()).then(|| F1 + n - 1)
@@ -79,6 +84,17 @@ pub fn for_char(c: char) -> Option<Keysym> {
         _ if c.is_control() => None,
         _ => Some(0x0100_0000 + cp),
     }
+}
+
+/// The legacy keysym a keyboard layout uses for `c`, where keysymdef.h has one beyond Latin-1 (Thai:
+/// the inverse of [`to_char`]'s table).
+fn legacy_for_char(c: char) -> Option<Keysym> {
+    let cp = u32::from(c);
+    let ks = match cp {
+        0x0e01..=0x0e5f => cp - 0x0e01 + 0x0da1,
+        _ => return None,
+    };
+    (to_char(ks) == Some(c)).then_some(ks)
 }
 
 /// The character a keysym types, for the ranges a keyboard layout plausibly carries (see module docs).
@@ -148,7 +164,17 @@ mod tests {
         assert_eq!(for_key_name("f1"), Some(0xffbe));
         assert_eq!(for_key_name("f24"), Some(0xffd5));
         assert_eq!(for_key_name("a"), Some(0x61));
-        assert_eq!(for_key_name("ก"), Some(0x0100_0e01));
+        // Key presses of Thai letters use the layout's keysyms (Thai_kokai, Thai_lochula).
+        assert_eq!(for_key_name("ก"), Some(0x0da1));
+        assert_eq!(for_key_name("ล"), Some(0x0dc5));
+        assert_eq!(for_key_name("ж"), Some(0x0100_0436));
+        for cp in 0x0e01..=0x0e5f {
+            if let Some(c) = char::from_u32(cp) {
+                if let Some(ks) = for_key_name(&c.to_string()) {
+                    assert_eq!(to_char(ks), Some(c), "{c} round-trips through {ks:#x}");
+                }
+            }
+        }
         for bad in ["f0", "f25", "f01", "", "enter", "ctrl+a"] {
             assert_eq!(for_key_name(bad), None, "{bad}");
         }
