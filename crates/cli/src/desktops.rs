@@ -72,7 +72,8 @@ pub fn sandbox_desktop(sandbox: &Sandbox, who: &str, policy: &UrlPolicy) -> Resu
 
 /// An X display that is already running (`:0`, or one a test harness started), with its session bus
 /// from `DBUS_SESSION_BUS_ADDRESS` when set, and a browser of its own (fresh profile) held to `policy`.
-/// Browsers the user started are not behind the proxy; the address-bar guard still covers them.
+/// Browsers the user started are not behind the proxy; the address-bar guard still covers them, and
+/// the engine undoes an action that took one outside the allowed domains.
 pub fn display_desktop(display: &str, who: &str, policy: &UrlPolicy) -> Result<Desktop> {
     let runtime = std::env::var_os("XDG_RUNTIME_DIR").map_or_else(std::env::temp_dir, PathBuf::from);
     let profile = runtime.join(format!("handrail-browser-{}", std::process::id()));

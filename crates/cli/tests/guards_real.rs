@@ -11,10 +11,8 @@ mod common;
 use common::Agent;
 use handrail_core::{Config, Engine, GuardDecision, Mode, Outcome, Status, Vision};
 use handrail_platform::Windows as _;
-use handrail_sandbox::{Sandbox, SandboxOptions, REMOVED_ENV};
+use handrail_sandbox::{Sandbox, SandboxOptions};
 use handrail_testkit::{serve_page, LineApp};
-use handrail_x11::windows::LaunchEnv;
-use handrail_x11::{X11Desktop, X11Options};
 
 /// The account page: everything it receives goes into its title, which X11 shows as the window title.
 const PAGE: &str = r#"<!doctype html><html><head><meta charset="utf-8"><title>settings</title>
@@ -107,17 +105,8 @@ fn keyboard_paths_around_the_guards_are_refused_on_real_apps() {
         .expect("sandbox starts");
     let mut terminal = sandbox.command("xterm").args(["-geometry", "60x10+0+560"]).spawn().expect("xterm starts");
     let mut confirm = gtk_app(&sandbox, "confirm_gtk.py");
-    let launch = || {
-        let mut l = LaunchEnv::new(sandbox.env(), sandbox.root().join("browser"));
-        l.removed = REMOVED_ENV.iter().map(|s| s.to_string()).collect();
-        l
-    };
-    let desktop = X11Desktop::connect(
-        X11Options::new(sandbox.display(), launch()),
-        Box::new(handrail_atspi::AtspiSource::new(sandbox.bus_address())),
-        Box::new(handrail_platform::absent::NoOcr),
-    )
-    .expect("desktop");
+    let launch = || common::sandbox_launch(&sandbox);
+    let desktop = common::accessible_desktop(&sandbox, launch());
     let conn = handrail_x11::Conn::open(&sandbox.display()).expect("a second connection");
     let windows = handrail_x11::windows::X11Windows::new(conn, launch());
     let mut agent = Agent { engine: Engine::new(desktop, Config { vision: Vision::Capable, ..Config::default() }) };
@@ -222,13 +211,7 @@ fn a_gtk_dialog_gets_nothing_a_guard_refused_by_any_key() {
         .expect("sandbox starts");
     let mut terminal = sandbox.command("xterm").args(["-geometry", "60x10+0+560"]).spawn().expect("xterm starts");
     let mut dialog = gtk_app(&sandbox, "delete_dialog_gtk.py");
-    let launch = LaunchEnv::new(sandbox.env(), sandbox.root().join("browser"));
-    let desktop = X11Desktop::connect(
-        X11Options::new(sandbox.display(), launch),
-        Box::new(handrail_atspi::AtspiSource::new(sandbox.bus_address())),
-        Box::new(handrail_platform::absent::NoOcr),
-    )
-    .expect("desktop");
+    let desktop = common::accessible_desktop(&sandbox, common::sandbox_launch(&sandbox));
     let mut agent = Agent { engine: Engine::new(desktop, Config { vision: Vision::Capable, ..Config::default() }) };
 
     agent.turn("dialog", "check the old backups", Mode::Interactive);

@@ -113,3 +113,103 @@ fn credentials_in_a_blocked_url_never_reach_the_result() {
         o.text()
     );
 }
+
+/// A browser the person started: no proxy in front of it, an address bar that shows where it is, Back
+/// on alt+Left.
+fn users_browser() -> (Fx, handrail_sim::WidgetId, handrail_sim::WidgetId) {
+    use handrail_platform::{Rect, Size};
+    use handrail_sim::{SimDesktop, WindowSpec};
+    let sim = SimDesktop::new(Size::new(1280, 800));
+    let home = "127.0.0.1:8000/home";
+    let browser = sim.add_window(
+        WindowSpec::new("Chromium", "Home - Chromium")
+            .bounds(Rect::new(0, 0, 1280, 800))
+            .on_key("alt+left", Reaction::set_value("bar", home)),
+    );
+    let bar = sim.add_widget(
+        browser,
+        Widget::entry("Address and search bar")
+            .key("bar")
+            .attribute("class", "OmniboxViewViews")
+            .value(home)
+            .at(80, 40, 900, 28),
+    );
+    let link = sim.add_widget(
+        browser,
+        Widget::link("Partner dashboard")
+            .at(100, 200, 200, 24)
+            .on_click(Reaction::set_value("bar", "127.0.0.2:8000/dash")),
+    );
+    let mut cfg = common::config();
+    cfg.url_policy.allowed_domains = vec!["127.0.0.1".into()];
+    let engine = Engine::new(sim.desktop(), cfg);
+    (Fx { sim, engine, win: browser }, bar, link)
+}
+
+#[test]
+fn a_navigation_the_proxy_did_not_stop_is_undone_and_reported() {
+    let (mut fx, bar, _) = users_browser();
+    fx.turn("look at my dashboard", Mode::Interactive);
+    fx.see();
+    let o = fx.on("click", "Partner dashboard", &[]);
+    assert_eq!(o.status, Status::Refused, "{}", o.text());
+    assert_eq!(o.guard, handrail_core::GuardDecision::Refused { rule: "url" });
+    let message = o.message.clone().unwrap_or_default();
+    assert!(message.contains("http://127.0.0.2:8000/dash") && message.contains("went back"), "{message}");
+    // The browser itself is back where it was, and the result's observation shows that.
+    assert_eq!(fx.sim.widget(bar).value, "127.0.0.1:8000/home");
+    let shown =
+        o.observation.as_ref().and_then(|obs| obs.elements.iter().find(|e| e.label == "Address and search bar"));
+    assert_eq!(shown.and_then(|e| e.value.as_deref()), Some("127.0.0.1:8000/home"), "{}", o.text());
+    // A see afterwards has nothing to undo.
+    let again = fx.see();
+    assert_eq!(again.status, Status::Ok, "{}", again.text());
+}
+
+#[test]
+fn an_address_being_typed_is_not_a_visit() {
+    let (mut fx, bar, _) = users_browser();
+    fx.turn("look at my dashboard", Mode::Interactive);
+    fx.see();
+    let o = fx.on("click", "Address and search bar", &[]);
+    assert_ne!(o.status, Status::Refused, "{}", o.text());
+    let o = fx.call(&[("action", "type"), ("text", "127.0.0.2:8000/dash")]);
+    assert_ne!(o.status, Status::Refused, "typing is judged when committed: {}", o.text());
+    assert!(fx.sim.widget(bar).value.ends_with("127.0.0.2:8000/dash"), "nothing pressed over the typing");
+}
+
+#[test]
+fn pages_the_person_opened_or_the_proxy_refused_are_left_alone() {
+    // Already there before the action (the person went there): not the action's doing.
+    let (mut fx, bar, _) = users_browser();
+    fx.sim.set_value(bar, "127.0.0.2:8000/dash");
+    fx.turn("look at my dashboard", Mode::Interactive);
+    fx.see();
+    let o = fx.call(&[("action", "scroll"), ("direction", "down"), ("amount", "1")]);
+    assert_ne!(o.status, Status::Refused, "{}", o.text());
+    assert_eq!(fx.sim.widget(bar).value, "127.0.0.2:8000/dash", "nothing pressed in the person's browser");
+    // The launched browser's proxy refused it (the bar shows the URL over handrail's block page):
+    // reported as blocked, nothing undone.
+    let (mut fx, bar, _) = users_browser();
+    fx.sim.add_widget(
+        fx.win,
+        Widget::link("Blocked dashboard")
+            .at(400, 200, 200, 24)
+            .on_click(Reaction::block_request("GET", "http://127.0.0.2:8000/dash", REASON))
+            .on_click(Reaction::set_value("bar", "127.0.0.2:8000/dash")),
+    );
+    fx.turn("look at my dashboard", Mode::Interactive);
+    fx.see();
+    let o = fx.on("click", "Blocked dashboard", &[]);
+    assert_eq!(o.blocked.len(), 1, "{}", o.text());
+    assert_ne!(o.status, Status::Refused, "{}", o.text());
+    assert_eq!(fx.sim.widget(bar).value, "127.0.0.2:8000/dash", "the block page stays to say why");
+    // Without a policy there is nothing to hold the browser to.
+    let (mut fx, bar, _) = users_browser();
+    fx.engine = Engine::new(fx.sim.desktop(), common::config());
+    fx.turn("look at my dashboard", Mode::Interactive);
+    fx.see();
+    let o = fx.on("click", "Partner dashboard", &[]);
+    assert_ne!(o.status, Status::Refused, "{}", o.text());
+    assert_eq!(fx.sim.widget(bar).value, "127.0.0.2:8000/dash");
+}

@@ -2,6 +2,27 @@
 #![allow(dead_code)]
 
 use handrail_core::{Engine, Mode, Outcome, RawArgs, Turn};
+use handrail_sandbox::{Sandbox, REMOVED_ENV};
+use handrail_x11::windows::LaunchEnv;
+use handrail_x11::{X11Desktop, X11Options};
+
+/// How apps and the browser start on `sandbox`: its environment, a browser profile of its own, and
+/// none of the variables that would point them at the machine's own desktop.
+pub fn sandbox_launch(sandbox: &Sandbox) -> LaunchEnv {
+    let mut l = LaunchEnv::new(sandbox.env(), sandbox.root().join("browser"));
+    l.removed = REMOVED_ENV.iter().map(|s| s.to_string()).collect();
+    l
+}
+
+/// The sandbox's desktop, read through accessibility only (no OCR), launching with `launch`.
+pub fn accessible_desktop(sandbox: &Sandbox, launch: LaunchEnv) -> handrail_platform::Desktop {
+    X11Desktop::connect(
+        X11Options::new(sandbox.display(), launch),
+        Box::new(handrail_atspi::AtspiSource::new(sandbox.bus_address())),
+        Box::new(handrail_platform::absent::NoOcr),
+    )
+    .expect("desktop")
+}
 
 pub fn args(pairs: &[(&str, &str)]) -> RawArgs {
     RawArgs::from_pairs(pairs).unwrap_or_else(|e| panic!("bad test arguments: {e}"))

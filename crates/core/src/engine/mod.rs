@@ -40,6 +40,7 @@ mod aim;
 mod judge;
 mod look;
 mod typing;
+mod visited;
 
 use judge::Judged;
 
@@ -448,6 +449,7 @@ impl Engine {
             // Backends report URLs redacted; made sure here, before anything renders or records them.
             b.url = crate::guard::url::redact_credentials(&b.url);
         }
+        self.undo_forbidden_visit(before.as_deref(), &mut outcome);
         outcome.timings.total = self.desktop.clock.now().saturating_sub(started);
         if outcome.boundary.is_empty() {
             outcome.boundary = self.next_boundary();

@@ -111,6 +111,22 @@ pub fn address_refusal(text: &str, policy: &UrlPolicy) -> Option<String> {
     }
 }
 
+/// Why a page the address bar shows after an action breaks the allowed domains, if it does: the URL it
+/// reads as, and the reason. Only network addresses count: the browser's own pages (`chrome://`,
+/// `about:`) and text that is no address (a search still being typed) are not visits.
+pub fn visited_refusal(shown: &str, policy: &UrlPolicy) -> Option<(String, String)> {
+    if policy.allowed_domains.is_empty() {
+        return None;
+    }
+    let Address::Url(url) = address_of(shown) else { return None };
+    match vet_url(&url, policy) {
+        Err(UrlRefusal::DomainNotAllowed { host, allowed }) => {
+            Some((url, format!("{host} is not in the allowed domains ({allowed})")))
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,6 +208,20 @@ mod tests {
         assert!(refused("weather today", &local).is_some_and(|m| m.contains("search engine")));
         assert_eq!(refused("weather today", &open), None);
         assert_eq!(refused("", &local), None);
+    }
+
+    #[test]
+    fn a_visited_page_outside_the_allowed_domains_is_named() {
+        let local = UrlPolicy { allowed_domains: vec!["127.0.0.1".into()] };
+        // Chromium shows http pages without their scheme, https ones too when not focused.
+        let (url, why) = visited_refusal("127.0.0.2:8000/dash", &local).expect("refused");
+        assert_eq!(url, "http://127.0.0.2:8000/dash");
+        assert!(why.contains("127.0.0.2") && why.contains("127.0.0.1"), "{why}");
+        assert!(visited_refusal("https://evil.example/x", &local).is_some());
+        for fine in ["127.0.0.1:8000/x", "http://127.0.0.1/", "chrome://newtab", "about:blank", "", "cats and dogs"] {
+            assert_eq!(visited_refusal(fine, &local), None, "{fine:?}");
+        }
+        assert_eq!(visited_refusal("127.0.0.2/x", &UrlPolicy::default()), None, "no list, no check");
     }
 
     proptest! {

@@ -1,0 +1,116 @@
+//! After an action: where the browser in front went, checked against the allowed domains.
+//!
+//! The browser handrail launches reaches the network only through the URL-policy proxy, so nothing it
+//! does can reach a forbidden host. A browser the person started (on `--display`) has no such proxy:
+//! a link, a redirect, a form or a script can take it anywhere. For those, every action that sent
+//! input is followed by a look at the front window's address bar; a page outside the allowed domains
+//! that appeared during the action is undone (Escape stops a load in progress, alt+Left goes back; a
+//! window or tab the action opened is closed with ctrl+w) and the result is `[refused]` by the `url` rule,
+//! naming the page.
+//!
+//! What this can and cannot guarantee: it undoes what it sees, after the fact. The request already
+//! reached the forbidden host (and whatever the page sent with it); a page that navigated and came back
+//! within the action, or one whose address the bar does not show, is not seen. Only the proxy of the
+//! launched browser keeps requests from leaving. When the proxy itself refused the page (it is listed in
+//! `blocked:`), nothing reached the host and nothing is undone.
+
+use handrail_platform::{KeyCombo, Role, States};
+
+use super::{observe, Engine};
+use crate::guard::navigation::{is_address_bar, visited_refusal};
+use crate::keys::parse_key_combo;
+use crate::observation::{Element, Observation};
+use crate::outcome::{GuardDecision, Outcome, Status};
+use crate::render::quote_clipped;
+use crate::request::ActionKind;
+
+/// The address bar of the window in front, and the page it shows. A focused bar shows what is being
+/// typed into it, which is not where the browser is (it is judged when committed, `guard::navigation`).
+fn front_address(obs: &Observation) -> Option<(&Element, String)> {
+    let active = obs.windows.iter().rev().find(|w| w.active).map(|w| w.handle);
+    obs.elements
+        .iter()
+        .filter(|e| is_address_bar(e))
+        .find(|e| match (active, e.owner) {
+            (Some(a), Some(o)) => a == o,
+            _ => obs.window.as_deref() == Some(e.window.as_str()),
+        })
+        .filter(|e| !e.states.contains(States::FOCUSED))
+        .map(|e| (e, e.value.clone().unwrap_or_default()))
+}
+
+/// Browser tabs listed in the window in front.
+fn tabs(obs: &Observation) -> usize {
+    let active = obs.windows.iter().rev().find(|w| w.active).map(|w| w.handle);
+    obs.elements.iter().filter(|e| e.role == Role::Tab && (active.is_none() || e.owner == active)).count()
+}
+
+fn sends_input(action: Option<ActionKind>) -> bool {
+    !matches!(action, None | Some(ActionKind::See | ActionKind::Inspect | ActionKind::Hover))
+}
+
+impl Engine {
+    /// Undoes a navigation the action caused to a page outside the allowed domains (see module docs).
+    pub(super) fn undo_forbidden_visit(&mut self, before: Option<&Observation>, outcome: &mut Outcome) {
+        if self.config.url_policy.allowed_domains.is_empty() || !sends_input(outcome.action) {
+            return;
+        }
+        let Some(after) = outcome.observation.clone() else { return };
+        let Some((bar, shown)) = front_address(&after) else { return };
+        let Some((url, why)) = visited_refusal(&shown, &self.config.url_policy) else { return };
+        // Already there before this action: not its doing (the person went there, or it was reported).
+        if before.and_then(front_address).is_some_and(|(_, was)| was == shown) {
+            return;
+        }
+        let url = crate::guard::url::redact_credentials(&url);
+        let host = url.split("//").nth(1).and_then(|r| r.split(['/', ':', '?', '#']).next()).unwrap_or_default();
+        if outcome.blocked.iter().any(|b| b.url.contains(host)) {
+            return; // The proxy refused it: nothing reached the host, and the browser shows why.
+        }
+        let new_window = bar.owner.is_some_and(|h| before.is_some_and(|b| !b.windows.iter().any(|w| w.handle == h)));
+        // A tab the action opened (window.open, a target=_blank link) has nothing to go back to.
+        let new_tab = before.is_some_and(|b| tabs(&after) > tabs(b));
+        let (keys, how): (&[&str], &str) = if new_window {
+            (&["ctrl+w"], "closed the window it opened")
+        } else if new_tab {
+            (&["escape", "ctrl+w"], "closed the tab it opened")
+        } else {
+            (&["escape", "alt+left"], "stopped it and went back")
+        };
+        let undone = self.press_and_observe(keys, outcome);
+        let still = outcome.observation.as_deref().and_then(front_address).is_some_and(|(_, now)| now == shown);
+        let result = match undone {
+            Ok(()) if !still => format!("handrail {how}"),
+            Ok(()) => format!("handrail tried to undo it ({}) but the page is still shown", keys.join(", ")),
+            Err(e) => format!("undoing it failed: {e}"),
+        };
+        outcome.status = Status::Refused;
+        outcome.guard = GuardDecision::Refused { rule: "url" };
+        outcome.message = Some(format!(
+            "the action took the browser to {}: {why}; {result}. The request reached that site before it could be \
+             undone; do not follow links or forms that leave the allowed domains",
+            quote_clipped(&url, 120)
+        ));
+        log::warn!("navigation outside the allowed domains after {}: {url} ({why}); {result}", outcome.summary);
+    }
+
+    /// Presses `keys` in order, waits for the screen to settle and puts the new observation in `outcome`.
+    fn press_and_observe(&mut self, keys: &[&str], outcome: &mut Outcome) -> Result<(), String> {
+        let combos: Vec<KeyCombo> =
+            keys.iter().map(|k| parse_key_combo(k).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
+        let d = &self.desktop;
+        let mut watch = d.settle.watch().map_err(|e| e.to_string())?;
+        for c in &combos {
+            d.input.key(c).map_err(|e| e.to_string())?;
+        }
+        let settle = watch.wait(&self.config.settle).map_err(|e| e.to_string())?;
+        drop(watch);
+        let marks = self.session.marks;
+        let fresh = observe(d, &self.config, &mut self.session.tracker, None, marks).map_err(|e| e.to_string())?;
+        outcome.timings.settle += settle.waited;
+        let obs = self.publish(fresh.obs);
+        outcome.latest = Some(obs.id);
+        outcome.observation = Some(obs);
+        Ok(())
+    }
+}
