@@ -28,6 +28,15 @@ const HOP_BY_HOP: &[&str] =
 /// Headers that framing or routing depend on: never removed because `Connection` names them.
 const PROTECTED: &[&str] = &["host", "content-length", "transfer-encoding"];
 
+/// An `Authorization` field with the user's own login (Basic or Digest: what URL credentials and a
+/// browser's login prompt produce). Tokens a page's script sets (`Bearer …`) are the page's business.
+fn carries_login(head: &RequestHead) -> bool {
+    head.values("authorization").any(|h| {
+        let scheme = h.text().split_whitespace().next().unwrap_or_default().to_ascii_lowercase();
+        matches!(scheme.as_str(), "basic" | "digest")
+    })
+}
+
 /// How a request body is delimited.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Framing {
@@ -48,6 +57,16 @@ pub(crate) fn handle(conn: &ConnGuard, client: &TcpStream, head: &RequestHead, e
         }
         Verdict::Allowed(dest) => dest,
     };
+    if carries_login(head) {
+        // A browser takes `user:password@` out of a URL before it asks the proxy, and answers the
+        // site's 401 with those credentials in `Authorization`: the URL rule's refusal holds only if
+        // the header is refused too. (Inside an https tunnel the proxy cannot see it.)
+        let url = dest.url.as_str();
+        let reason = "the request carries login credentials (HTTP authorization, as from a user:password@ URL or                       a login prompt); enter them manually";
+        shared.record_blocked(&head.method, url, reason);
+        let body = page::block_page(url, reason);
+        return page::respond(client, 403, "text/html; charset=utf-8", &body, head_only);
+    }
     if dest.url.scheme() != "http" {
         return page::text(client, 501, "https goes through CONNECT; this proxy does not speak TLS", head_only);
     }

@@ -28,7 +28,9 @@
 //! - Nothing reaches a host the policy refuses: the proxy connects only to the host and port of the URL
 //!   `vet_url` accepted, read back from its serialisation with the same WHATWG parser (IP forms such
 //!   as `http://2130706433/` and IDN hosts are normalised before judging), and only after judging.
-//!   URLs with credentials and schemes other than http and https are refused.
+//!   URLs with credentials and schemes other than http and https are refused, and so is a plain http
+//!   request carrying a login in `Authorization` (Basic or Digest): Chromium takes `user:password@`
+//!   out of a URL before asking the proxy and sends it that way once the site challenges.
 //! - A request's bytes cannot smuggle a second request: bodies are framed by `Content-Length` or
 //!   chunked encoding exactly (both at once, or conflicting lengths, are a 400), nothing after the body
 //!   is forwarded, and headers the framing depends on are never removed because `Connection` names
@@ -45,7 +47,7 @@
 //! - It does not intercept TLS, so it cannot show its own page for a refused https URL: Chromium shows
 //!   its own tunnel-failure error (`ERR_TUNNEL_CONNECTION_FAILED`) and the engine reports the blocked
 //!   URL from [`PolicyProxy::take_blocked`] instead. For the same reason it sees only the host and port
-//!   of https traffic, never the path.
+//!   of https traffic, never the path nor a login sent inside the tunnel to an allowed host.
 //! - It judges hosts, not addresses: an allowed domain is resolved by the system resolver and reached
 //!   wherever it points. Ports are not restricted (neither does `vet_url`).
 //! - It only governs traffic that is sent to it: a browser started without

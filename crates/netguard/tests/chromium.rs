@@ -119,4 +119,24 @@ fn chromium_reaches_allowed_pages_only() {
         assert!(allowed.requests().iter().any(|r| r.head.starts_with(&asked)), "{path}: the first page was served");
         assert_eq!(refused.connections(), 0, "{path}: nothing reached 127.0.0.2");
     }
+
+    // A link with a login for an allowed host: Chromium takes the login out of the URL and sends it
+    // in Authorization once the site challenges; the proxy refuses that request, so the site never
+    // sees the login.
+    let (user, pass) = ("user", "s3cret");
+    let with_login = allowed.url("/private").replacen("http://", &format!("http://{user}:{pass}@"), 1);
+    let profile = TempDir::new("login");
+    let dom = dump_dom(&proxy, &with_login, &profile.0);
+    assert!(!dom.contains("logged in"), "{dom}");
+    let private: Vec<_> = allowed.requests().into_iter().filter(|r| r.head.starts_with("GET /private ")).collect();
+    assert!(
+        private.iter().all(|r| !r.head.to_ascii_lowercase().contains("\r\nauthorization:")),
+        "the login reached the site: {private:?}"
+    );
+    let blocked = proxy.take_blocked();
+    assert!(blocked.iter().all(|b| !b.url.contains(pass)), "{blocked:?}");
+    assert!(
+        blocked.iter().any(|b| b.url.ends_with("/private") && b.reason.contains("login credentials")),
+        "the browser did send the login, and the proxy refused it: {blocked:?}"
+    );
 }

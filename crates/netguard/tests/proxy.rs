@@ -237,6 +237,28 @@ fn credentials_are_refused_and_redacted() {
 }
 
 #[test]
+fn login_credentials_in_a_header_are_refused_like_those_in_a_url() {
+    let (p, a) = (proxy(), Origin::http("127.0.0.1"));
+    let url = a.url("/private");
+    for auth in ["Basic dXNlcjpzM2NyZXQ=", "basic dXNlcjpzM2NyZXQ=", "Digest username=\"user\", realm=\"x\""] {
+        let request = format!("GET {url} HTTP/1.1\r\nHost: {}\r\nAuthorization: {auth}\r\n\r\n", a.addr);
+        let resp = exchange_closing(p.addr(), request.as_bytes());
+        assert_eq!(status(&resp), 403, "{auth}");
+        assert!(String::from_utf8_lossy(body_of(&resp)).contains("login credentials"), "{auth}");
+    }
+    assert_eq!(a.connections(), 0, "nothing reached the allowed origin with the login");
+    let blocked = p.take_blocked();
+    assert_eq!(blocked.len(), 3);
+    assert!(blocked.iter().all(|b| b.url == url && !b.url.contains("s3cret")), "{blocked:?}");
+    // A page's own bearer token is not a login of the user's: it goes through.
+    let request =
+        format!("GET {url} HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer abc.def\r\nConnection: close\r\n\r\n", a.addr);
+    let resp = exchange_closing(p.addr(), request.as_bytes());
+    assert_ne!(status(&resp), 403, "{}", head_of(&resp));
+    assert_eq!(a.connections(), 1, "the origin answered the bearer request itself");
+}
+
+#[test]
 fn other_schemes_are_refused_and_recorded() {
     let p = proxy();
     let resp = exchange(p.addr(), b"GET ftp://127.0.0.1/file.txt HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");

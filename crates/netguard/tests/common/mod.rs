@@ -37,8 +37,8 @@ pub struct Origin {
 
 impl Origin {
     /// An HTTP origin. Routes: `/` (a greeting), `/big` (100 KiB), `/redirect?to=URL` (302),
-    /// `/meta?to=URL` (a meta refresh and a script redirect), `/ws` (101, then echoes), anything else
-    /// 404. Every response closes the connection.
+    /// `/meta?to=URL` (a meta refresh and a script redirect), `/ws` (101, then echoes), `/private`
+    /// (401 with a Basic challenge unless the request carries `Authorization`), anything else 404. Every response closes the connection.
     pub fn http(ip: &str) -> Origin {
         Origin::start(ip, false)
     }
@@ -118,6 +118,13 @@ fn serve(mut stream: &TcpStream, log: &Mutex<Vec<Received>>) {
         let _ = stream.write_all(&rest);
         echo_all(stream);
         return;
+    } else if path == "/private" {
+        // HTTP Basic: a challenge, and the page only for a request that carries a login.
+        if lower.contains("\r\nauthorization:") {
+            ("200 OK", "Content-Type: text/html\r\n".to_string(), b"<title>private</title>logged in".to_vec())
+        } else {
+            ("401 Unauthorized", "WWW-Authenticate: Basic realm=\"test\"\r\n".to_string(), b"login please".to_vec())
+        }
     } else if path == "/page" {
         let page = "<!doctype html><html><head><title>allowed page</title></head><body><p id=\"x\">allowed content</p></body></html>";
         ("200 OK", "Content-Type: text/html\r\n".to_string(), page.as_bytes().to_vec())
