@@ -1031,13 +1031,7 @@ fn recheck(aim: &mut Aim, latest: &Observation, probe: &Probe) -> Result<(), Str
         let partner = match_elements(&probe.elements, std::slice::from_ref(e))[0];
         let Some(pi) = partner else {
             if match_elements(&probe.covered, std::slice::from_ref(e))[0].is_some() {
-                return Err(format!(
-                    "{} {} {} is covered by {} now: no part of it is visible",
-                    e.id,
-                    e.role,
-                    quote_clipped(&e.label, 40),
-                    covering_window(e, &probe.windows)
-                ));
+                return Err(covered_now(e, e, &probe.windows));
             }
             // Not nearby: is the same element somewhere else, or gone?
             let elsewhere = probe
@@ -1079,13 +1073,7 @@ fn recheck(aim: &mut Aim, latest: &Observation, probe: &Probe) -> Result<(), Str
         );
         if !visibility::visible_parts(now, &probe.windows).iter().any(|r| r.contains(shot)) {
             let Some(p) = aim::aim_point(now, &probe.elements, &probe.windows) else {
-                return Err(format!(
-                    "{} {} {} is covered by {} now: no part of it is visible",
-                    e.id,
-                    e.role,
-                    quote_clipped(&e.label, 40),
-                    covering_window(now, &probe.windows)
-                ));
+                return Err(covered_now(e, now, &probe.windows));
             };
             aim.point = latest.to_screen(p);
         }
@@ -1111,6 +1099,17 @@ fn reaches_its_target(command: &Command) -> bool {
 /// Whether `command` may target a window element: raising it (click), pointing at it, inspecting it.
 fn acts_on_windows(command: &Command) -> bool {
     matches!(command, Command::Pointer { kind: PointerKind::Click | PointerKind::Hover, .. } | Command::Inspect(_))
+}
+
+/// The refusal for a target (`e`, as observed) that no longer has a visible part (`now`, as it is).
+fn covered_now(e: &Element, now: &Element, windows: &[ScreenWindow]) -> String {
+    format!(
+        "{} {} {} is covered by {} now: no part of it is visible",
+        e.id,
+        e.role,
+        quote_clipped(&e.label, 40),
+        covering_window(now, windows)
+    )
 }
 
 /// How a person would name the window drawn over most of `e`.

@@ -63,8 +63,9 @@ impl Engine {
             return;
         }
         let url = crate::guard::url::redact_credentials(&url);
-        let host = url.split("//").nth(1).and_then(|r| r.split(['/', ':', '?', '#']).next()).unwrap_or_default();
-        if outcome.blocked.iter().any(|b| b.url.contains(host)) {
+        let host_of = |u: &str| url::Url::parse(u).ok().and_then(|u| u.host_str().map(str::to_owned));
+        let host = host_of(&url);
+        if host.is_some() && outcome.blocked.iter().any(|b| host_of(&b.url) == host) {
             return; // The proxy refused it: nothing reached the host, and the browser shows why.
         }
         let new_window = bar.owner.is_some_and(|h| before.is_some_and(|b| !b.windows.iter().any(|w| w.handle == h)));
