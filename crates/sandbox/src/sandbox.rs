@@ -439,7 +439,8 @@ impl Sandbox {
                 program: xvfb.display().to_string(),
                 source,
             })?;
-            debug!("sandbox {}: Xvfb :{n} pid {} (attempt {attempt})", self.id, child.id());
+            let pid = child.id();
+            debug!("sandbox {}: Xvfb :{n} pid {pid} (attempt {attempt})", self.id);
             self.infra.push(Tracked { name: "Xvfb", child });
             // Recorded now so that teardown after a failed start also clears this display's stale
             // lock/socket (only ever files whose owner is dead or is our Xvfb).
@@ -464,8 +465,11 @@ impl Sandbox {
                     return Err(SandboxError::ExitedEarly { step: STEP, status, stderr });
                 }
                 // The socket appears before the server serves clients; a completed connection setup
-                // (which blocks until the server reaches its dispatch loop) is the real signal.
-                if x11::socket_path(n).exists() {
+                // (which blocks until the server reaches its dispatch loop) is the real signal. Only
+                // once the lock names our Xvfb: when two starters pick the same number at once, the
+                // loser's Xvfb takes a moment to exit, and meanwhile the winner's socket answers —
+                // accepting it put two sandboxes on one X server.
+                if x11::socket_path(n).exists() && x11::lock_pid(n) == Some(pid) {
                     let attempt_until = deadline.min(Instant::now() + Duration::from_millis(500));
                     match x11::handshake(n, attempt_until) {
                         Ok(true) => return Ok(()),

@@ -422,3 +422,50 @@ fn display_in_use_and_bad_options_are_refused() {
     second.stop().expect("stop second");
     sb.stop().expect("stop first");
 }
+
+#[test]
+fn sandboxes_started_at_the_same_moment_each_own_their_x_server() {
+    let _g = one_at_a_time();
+    init_log();
+    // Several rounds of four starters released together: each round is a fresh race for :90, :91…
+    for round in 0..4 {
+        let barrier = std::sync::Barrier::new(4);
+        let sandboxes: Vec<Sandbox> = std::thread::scope(|s| {
+            let starters: Vec<_> = (0..4)
+                .map(|_| {
+                    s.spawn(|| {
+                        barrier.wait();
+                        // The starter threads end before the check: no parent-death signal tied to them.
+                        let opts = SandboxOptions {
+                            accessibility: false,
+                            window_manager: false,
+                            parent_death_signal: false,
+                            ..Default::default()
+                        };
+                        Sandbox::start(opts).expect("sandbox starts")
+                    })
+                })
+                .collect();
+            starters.into_iter().map(|h| h.join().expect("starter thread")).collect()
+        });
+        let mut numbers: Vec<u32> = sandboxes.iter().map(Sandbox::display_number).collect();
+        for sb in &sandboxes {
+            let n = sb.display_number();
+            let owner: u32 = std::fs::read_to_string(lock(n))
+                .ok()
+                .and_then(|t| t.trim().parse().ok())
+                .unwrap_or_else(|| panic!("round {round}: :{n} has no readable lock"));
+            assert!(
+                sb.pids().contains(&owner),
+                "round {round}: :{n} is served by pid {owner}, not by its sandbox {:?}",
+                sb.pids()
+            );
+        }
+        numbers.sort_unstable();
+        numbers.dedup();
+        assert_eq!(numbers.len(), 4, "round {round}: two sandboxes share a display");
+        for sb in sandboxes {
+            sb.stop().expect("stop");
+        }
+    }
+}
