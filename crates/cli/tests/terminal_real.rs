@@ -193,6 +193,21 @@ fn unattended_checks(agent: &mut Agent, sandbox: &Sandbox, s: &Scratch, class: &
     s.appears("ran-grep");
     sent(&agent.type_text(&format!("ls --format=long {} && touch {}\n", s.path(""), s.path("ran-ls"))));
     s.appears("ran-ls");
+    // Writing over a file is judged by what the shell finds where it stands (read from /proc): the
+    // shell moves into the scratch directory, and its relative paths follow it.
+    sent(&agent.type_text(&format!("cd {} && touch ran-cd\n", s.path(""))));
+    s.appears("ran-cd");
+    for line in ["echo gone > notes.txt", "date | tee notes.txt", "cp victim/a.txt notes.txt", "mv ran-cd notes.txt"] {
+        let o = agent.type_text(&format!("{line}\n"));
+        refused(&o);
+        assert!(o.message.as_deref().unwrap_or_default().contains("\"notes.txt\" exists"), "{line}: {}", o.text());
+    }
+    // Onto new files, nothing is destroyed: they run, unattended too.
+    sent(&agent.type_text("df -h > usage.txt && cp notes.txt copy.txt\n"));
+    s.appears("usage.txt");
+    s.appears("copy.txt");
+    // A cd earlier in the same input: which file is meant cannot be told from here.
+    refused(&agent.type_text("cd victim\necho gone > fresh.txt\n"));
     // A line a person typed before handrail looked: read off the screen, judged, not run.
     agent.turn(&format!("{class}-person"), "check the disk usage", Mode::Unattended);
     person_types(sandbox, &format!("rm -rf {victim}"));

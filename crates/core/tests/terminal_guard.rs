@@ -380,3 +380,68 @@ fn commands_reaching_hosts_outside_the_allowed_domains_are_refused() {
     allowed(&t.typ("curl -s https://example.com/\n"));
     assert_eq!(t.ran(), ["curl -s https://example.com/"]);
 }
+
+#[test]
+fn writing_over_a_file_is_judged_by_what_the_terminals_shell_finds() {
+    use handrail_platform::FileState::{Absent, Existing};
+    use handrail_sim::SimCall;
+    for kind in [Kind::Accessible, Kind::WindowClass] {
+        // Nothing can be told: a write that may replace a file is destructive, askable interactively.
+        let mut t = term(kind, Mode::Interactive, DISK);
+        let o = t.typ("df -h > usage.txt\n");
+        refused(&o, "terminal_command");
+        let message = o.message.as_deref().unwrap_or_default();
+        assert!(message.contains("whether \"usage.txt\" exists cannot be checked"), "{message}");
+        assert!(t.ran().is_empty());
+
+        // The shell's files are known: a new file is written, an existing one is not replaced, in
+        // either mode, unless the request asks for it.
+        for mode in [Mode::Interactive, Mode::Unattended] {
+            let mut t = term(kind, mode, DISK);
+            t.fx.sim.set_shell_files(&[("notes.txt", Existing), ("/tmp/notes.txt", Existing), ("old", Absent)]);
+            allowed(&t.typ("df -h > usage.txt\n"));
+            t.fx.see();
+            let o = t.typ("df -h > notes.txt\n");
+            refused(&o, "terminal_command");
+            assert!(o.message.as_deref().unwrap_or_default().contains("\"notes.txt\" exists"), "{}", o.text());
+            t.fx.see();
+            refused(&t.typ("date | tee /tmp/notes.txt\n"), "terminal_command");
+            t.fx.see();
+            refused(&t.typ("cp usage.txt notes.txt\n"), "terminal_command");
+            t.fx.see();
+            allowed(&t.typ("cp notes.txt copy.txt\n"));
+            t.fx.see();
+            // A cd earlier in the line, or in an earlier line of the same input: which usage.txt is
+            // meant cannot be told. Nothing of that input runs.
+            refused(&t.typ("cd /srv && df -h > usage.txt\n"), "terminal_command");
+            t.fx.see();
+            refused(&t.typ("cd /srv\ndf -h > usage.txt\n"), "terminal_command");
+            t.fx.see();
+            allowed(&t.typ("cd /srv\ndf -h > /tmp/usage.txt\n"));
+            assert_eq!(
+                t.ran(),
+                ["df -h > usage.txt", "cp notes.txt copy.txt", "cd /srv", "df -h > /tmp/usage.txt"],
+                "{kind:?} {mode:?}"
+            );
+            // The engine asked about the terminal window's own process.
+            let pid = t.fx.sim.window(t.fx.win).pid;
+            let asked: Vec<(u32, Vec<String>)> =
+                t.fx.sim
+                    .calls()
+                    .into_iter()
+                    .filter_map(|c| match c {
+                        SimCall::FileStates { terminal_pid, paths } => Some((terminal_pid, paths)),
+                        _ => None,
+                    })
+                    .collect();
+            assert!(asked.iter().all(|(p, _)| *p == pid), "{asked:?} vs {pid}");
+            assert!(asked.iter().any(|(_, paths)| paths == &["notes.txt".to_string()]), "{asked:?}");
+        }
+        // Asked for in the user's own words: replaced, interactively.
+        let mut t = term(kind, Mode::Interactive, "overwrite notes.txt with today's disk usage");
+        t.fx.sim.set_shell_files(&[("notes.txt", Existing)]);
+        let o = t.typ("df -h > notes.txt\n");
+        allowed(&o);
+        assert!(matches!(o.guard, GuardDecision::AllowedByIntent { .. }), "{}", o.text());
+    }
+}

@@ -7,8 +7,8 @@ use crate::geometry::{Point, Rect, Size};
 use crate::input::{KeyCombo, MouseButton, ScrollDirection};
 use crate::network::BlockedRequest;
 use crate::traits::{
-    Accessibility, AxLimits, Desktop, Encoder, Input, Launched, NetworkPolicy, Ocr, Screen, Settle, SettleWatch,
-    WindowInfo, Windows,
+    Accessibility, AxLimits, Desktop, Encoder, FileState, Input, Launched, NetworkPolicy, Ocr, Screen, Settle,
+    SettleWatch, ShellFiles, WindowInfo, Windows,
 };
 use crate::{OcrLine, PlatformError};
 
@@ -44,6 +44,17 @@ pub struct NoNetworkPolicy;
 impl NetworkPolicy for NoNetworkPolicy {
     fn take_blocked(&self) -> Vec<BlockedRequest> {
         Vec::new()
+    }
+}
+
+/// No way to look at a terminal's files: every path is [`FileState::Unknown`], so a command that
+/// would replace a file is judged as if the file existed.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoShellFiles;
+
+impl ShellFiles for NoShellFiles {
+    fn file_states(&self, _terminal_pid: u32, paths: &[String]) -> Vec<FileState> {
+        vec![FileState::Unknown; paths.len()]
     }
 }
 
@@ -133,5 +144,6 @@ pub fn not_opened_desktop() -> Desktop {
         encoder: Box::new(NotOpened),
         clock: Box::new(crate::traits::SystemClock::default()),
         network: Box::new(NoNetworkPolicy),
+        files: Box::new(NoShellFiles),
     }
 }

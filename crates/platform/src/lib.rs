@@ -19,8 +19,9 @@ pub use geometry::{Point, Rect, Size};
 pub use input::{KeyCombo, Modifiers, MouseButton, ScrollDirection};
 pub use network::BlockedRequest;
 pub use traits::{
-    Accessibility, AxLimits, Clock, Desktop, Encoder, Input, Launched, NetworkPolicy, Ocr, Screen, Settle,
-    SettleReport, SettleRequest, SettleWatch, StackedWindow, SystemClock, TextRoute, WindowInfo, WindowKind, Windows,
+    Accessibility, AxLimits, Clock, Desktop, Encoder, FileState, Input, Launched, NetworkPolicy, Ocr, Screen, Settle,
+    SettleReport, SettleRequest, SettleWatch, ShellFiles, StackedWindow, SystemClock, TextRoute, WindowInfo,
+    WindowKind, Windows,
 };
 
 /// Why a backend call failed.

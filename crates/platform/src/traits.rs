@@ -241,6 +241,27 @@ pub trait NetworkPolicy: Send {
     fn take_blocked(&self) -> Vec<BlockedRequest>;
 }
 
+/// Whether a path a command line names exists, for the shell that would run the line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FileState {
+    /// A file (or anything but a directory) is there: writing to it replaces what it holds.
+    Existing,
+    /// Nothing is there, or a directory (which a write to the path cannot replace).
+    Absent,
+    /// Cannot be told: no shell found behind the window, a remote shell, a path with variables…
+    Unknown,
+}
+
+/// The files a terminal's shell sees, so that a command that would replace a file's contents is
+/// judged by whether that file exists. Paths are resolved as the shell in front of the terminal
+/// resolves them: against its working directory, its home (`~/…`) and its root. Backends that cannot
+/// tell answer [`FileState::Unknown`]; the engine then judges as if the file existed.
+pub trait ShellFiles: Send {
+    /// One state per path, in order, for the shell of the terminal window owned by process
+    /// `terminal_pid`.
+    fn file_states(&self, terminal_pid: u32, paths: &[String]) -> Vec<FileState>;
+}
+
 /// A monotonic clock. Real desktops use the system clock; a simulated one keeps virtual time so waits
 /// cost nothing.
 pub trait Clock: Send {
@@ -279,6 +300,8 @@ pub struct Desktop {
     /// Requests the launched browser's network guard refused; [`crate::absent::NoNetworkPolicy`] when
     /// there is none.
     pub network: Box<dyn NetworkPolicy>,
+    /// Which files a terminal's shell would overwrite; [`crate::absent::NoShellFiles`] when unknown.
+    pub files: Box<dyn ShellFiles>,
 }
 
 impl std::fmt::Debug for Desktop {

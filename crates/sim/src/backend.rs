@@ -5,9 +5,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use handrail_platform::{
-    Accessibility, AxLimits, AxSnapshot, BlockedRequest, Clock, EncodedImage, Encoder, Frame, Input, KeyCombo,
-    Launched, MouseButton, NetworkPolicy, Ocr, OcrLine, PlatformError, Point, Rect, Screen, ScrollDirection, Settle,
-    SettleReport, SettleRequest, SettleWatch, Size, StackedWindow, TextRoute, WindowInfo, Windows,
+    Accessibility, AxLimits, AxSnapshot, BlockedRequest, Clock, EncodedImage, Encoder, FileState, Frame, Input,
+    KeyCombo, Launched, MouseButton, NetworkPolicy, Ocr, OcrLine, PlatformError, Point, Rect, Screen, ScrollDirection,
+    Settle, SettleReport, SettleRequest, SettleWatch, ShellFiles, Size, StackedWindow, TextRoute, WindowInfo, Windows,
 };
 
 use crate::render::{self, PgmEncoder};
@@ -367,5 +367,21 @@ pub(crate) struct SimNetwork(pub(crate) Shared);
 impl NetworkPolicy for SimNetwork {
     fn take_blocked(&self) -> Vec<BlockedRequest> {
         std::mem::take(&mut self.0.lock().blocked)
+    }
+}
+
+pub(crate) struct SimShellFiles(pub(crate) Shared);
+
+impl ShellFiles for SimShellFiles {
+    fn file_states(&self, terminal_pid: u32, paths: &[String]) -> Vec<FileState> {
+        let mut w = self.0.lock();
+        w.calls.push(SimCall::FileStates { terminal_pid, paths: paths.to_vec() });
+        paths
+            .iter()
+            .map(|p| match &w.shell_files {
+                None => FileState::Unknown,
+                Some(known) => known.get(p).copied().unwrap_or(FileState::Absent),
+            })
+            .collect()
     }
 }

@@ -61,7 +61,8 @@ pub use spec::{
 pub use world::TypingFault;
 
 use backend::{
-    Shared, SimAccessibility, SimClock, SimEncoder, SimInput, SimNetwork, SimOcr, SimScreen, SimSettle, SimWindows,
+    Shared, SimAccessibility, SimClock, SimEncoder, SimInput, SimNetwork, SimOcr, SimScreen, SimSettle, SimShellFiles,
+    SimWindows,
 };
 use world::World;
 
@@ -108,6 +109,11 @@ pub enum SimCall {
     Watch,
     Wait(SettleRequest),
     WaitForChange(Duration),
+    /// Whether paths exist, asked for a terminal's shell.
+    FileStates {
+        terminal_pid: u32,
+        paths: Vec<String>,
+    },
 }
 
 impl SimCall {
@@ -207,6 +213,7 @@ impl SimDesktop {
             encoder: Box::new(SimEncoder { shared: s.clone(), inner: PgmEncoder::new() }),
             clock: Box::new(SimClock(s.clone())),
             network: Box::new(SimNetwork(s.clone())),
+            files: Box::new(SimShellFiles(s.clone())),
         }
     }
 
@@ -274,6 +281,13 @@ impl SimDesktop {
     /// engine's next call reports it. See [`Reaction::block_request`] for one caused by an action.
     pub fn block_request(&self, method: impl Into<String>, url: impl Into<String>, reason: impl Into<String>) {
         self.act(Reaction::block_request(method, url, reason).action);
+    }
+
+    /// What terminals' shells find on disk from now on: these paths (as a command line names them) in
+    /// these states, every other path [`FileState::Absent`]. Until called, every path is
+    /// [`FileState::Unknown`], as on a desktop that cannot look.
+    pub fn set_shell_files(&self, files: &[(&str, handrail_platform::FileState)]) {
+        self.shared.lock().shell_files = Some(files.iter().map(|(p, s)| ((*p).to_string(), *s)).collect());
     }
 
     /// Blocked requests not yet taken by the engine.

@@ -144,6 +144,8 @@ pub(crate) struct World {
     pub blocked: Vec<BlockedRequest>,
     /// Faults for the next texts typed the preferred way, oldest first.
     pub typing_faults: VecDeque<TypingFault>,
+    /// What terminals' shells find on disk, by path as typed; `None`: nothing can be told.
+    pub shell_files: Option<std::collections::BTreeMap<String, handrail_platform::FileState>>,
     /// When set, the wall-clock instant up to which real time has been added to `now`
     /// (see [`World::follow_wall_clock`]).
     wall_anchor: Option<std::time::Instant>,
@@ -184,6 +186,7 @@ impl World {
             text_cache: VecDeque::new(),
             blocked: Vec::new(),
             typing_faults: VecDeque::new(),
+            shell_files: None,
             wall_anchor: None,
         }
     }

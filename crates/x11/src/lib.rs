@@ -86,6 +86,8 @@ impl X11Desktop {
             clock: Box::new(SystemClock::default()),
             // The caller puts its browser's network guard here, if it started one.
             network: Box::new(NoNetworkPolicy),
+            // X clients on this machine: their shells' files are this machine's /proc.
+            files: Box::new(handrail_procfs::ProcShellFiles),
         })
     }
 }

@@ -6,10 +6,10 @@
 //! focus at that moment (a dialog that popped up since the observation has it now). The second pass
 //! judges only elements the first did not, so a person is never asked twice about one element.
 
-use handrail_platform::{AxHealth, OcrHealth};
+use handrail_platform::{AxHealth, FileState, OcrHealth, ShellFiles};
 
 use super::{bare, quote_clipped, summarize, Aim, Engine, Probe};
-use crate::guard::command::{check_command, destructive_commands, CommandKind, CommandVerdict};
+use crate::guard::command::{check_findings, destructive_commands, moves_shell, CommandKind, CommandVerdict};
 use crate::guard::destructive::{check_destructive, DestructiveVerdict};
 use crate::guard::effect::{effects, is_paste_key, Effect, Scene, TerminalReach};
 use crate::guard::hotkey::dangerous_hotkey;
@@ -312,9 +312,16 @@ impl Engine {
             _ => Vec::new(),
         };
         let mode = self.session.turn.mode;
+        // Whose shell resolves the paths a command writes over: the process of the terminal's window.
+        let terminal_pid = scene.front.and_then(|f| f.pid);
         // What the person allowed is asked once, however many readings name it.
         let mut approved: Vec<(&'static str, String)> = Vec::new();
+        // A line this input runs first moved the shell (`cd`): later lines' relative paths are not
+        // where the shell stands now.
+        let mut moved = false;
         for commit in replay(&mut line, &strokes, shown.as_deref()) {
+            let moved_earlier = moved;
+            moved |= commit.unreadable || commit.readings.iter().any(|r| moves_shell(r));
             if commit.unreadable {
                 let message = format!(
                     "refusing {}: it runs the line at the terminal's prompt, and part of that line was edited in ways that cannot be followed (completion, history, caret keys) and cannot be read from the screen; clear it (key ctrl+u) and type the whole command",
@@ -331,10 +338,16 @@ impl Engine {
             }
             // A guessed start inside the prompt reads as an unknown command: only known effects count,
             // unless the agent itself typed an expansion into the line (`$(echo rm)` typed at its start).
-            let guessed = commit.guessed.iter().filter(|g| {
-                destructive_commands(g).iter().any(|f| f.kind != CommandKind::Opaque || commit.typed_expansion)
-            });
-            for reading in commit.readings.iter().chain(guessed) {
+            let readings = commit.readings.iter().map(|r| (r, false));
+            let guessed = commit.guessed.iter().map(|g| (g, !commit.typed_expansion));
+            for (reading, known_effects_only) in readings.chain(guessed) {
+                let mut findings = destructive_commands(reading);
+                if known_effects_only {
+                    findings.retain(|f| f.kind != CommandKind::Opaque);
+                    if findings.is_empty() {
+                        continue;
+                    }
+                }
                 // Where the command would go on the network meets the allowed domains, as a browser would.
                 if !self.config.url_policy.allowed_domains.is_empty() {
                     for url in urls_in_line(reading) {
@@ -352,7 +365,9 @@ impl Engine {
                         }
                     }
                 }
-                match check_command(reading, mode, &self.session.turn.intent) {
+                let files = self.desktop.files.as_ref();
+                let mut states = |paths: &[String]| shell_file_states(files, terminal_pid, moved_earlier, paths);
+                match check_findings(findings, mode, &self.session.turn.intent, &mut states) {
                     CommandVerdict::Allowed => {}
                     CommandVerdict::AllowedByIntent { rule } => {
                         *decision = GuardDecision::AllowedByIntent { marker: rule.to_string() };
@@ -387,6 +402,19 @@ impl Engine {
         }
         self.confirm.as_mut().and_then(|c| c.confirm(question))
     }
+}
+
+/// What the terminal's shell finds at `paths`, asked of the desktop for the terminal window's
+/// process; relative paths are unknown once an earlier line of the same input `moved` the shell.
+fn shell_file_states(files: &dyn ShellFiles, pid: Option<u32>, moved: bool, paths: &[String]) -> Vec<FileState> {
+    let Some(pid) = pid else { return vec![FileState::Unknown; paths.len()] };
+    let resolvable = |p: &String| !moved || p.starts_with('/') || p.starts_with('~');
+    let asked: Vec<String> = paths.iter().filter(|p| resolvable(p)).cloned().collect();
+    let mut answers = if asked.is_empty() { Vec::new() } else { files.file_states(pid, &asked) }.into_iter();
+    paths
+        .iter()
+        .map(|p| if resolvable(p) { answers.next().unwrap_or(FileState::Unknown) } else { FileState::Unknown })
+        .collect()
 }
 
 fn refusal(request: &Request, latest: Option<ObservationId>, rule: &'static str, message: String) -> Box<Outcome> {

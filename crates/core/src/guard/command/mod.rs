@@ -20,16 +20,19 @@
 //! every mode, whatever the user asked. [`Severity::Destructive`] is refused unattended; interactively
 //! it is allowed only when the user's own request asks for that kind of thing ([`intent_backs_kind`],
 //! negation-aware like [`super::destructive::intent_backs`]), and otherwise refused with `can_ask`, so
-//! the host may ask the person. [`Severity::Risky`] (an overwriting `>` redirection) is refused
-//! unattended only.
+//! the host may ask the person. [`Severity::Risky`] commands write over a file (`>`, `tee`, `dd of=`,
+//! `cp`/`mv` onto one file): what they destroy depends on whether the file exists, which the desktop
+//! is asked ([`handrail_platform::ShellFiles`], resolved the way the terminal's shell resolves paths).
+//! Over an existing file they are destructive; onto a new one they destroy nothing and pass. Where
+//! it cannot be told (a remote shell, `$OUT`, a path after a `cd` in the same line), `>`, `tee` and
+//! `dd` count as destructive; a copy or move does not (most make new files).
 //!
 //! **What text cannot tell.** Aliases and functions defined earlier in the shell (`alias ls='rm -rf'`),
 //! what scripts and programs do (`./cleanup.sh`, `make clean`, `python -c …`, `curl … | sh`), and the
 //! values of variables and substitutions: `rm -rf $DIR` is a recursive rm of an unknown path
 //! (destructive, not catastrophic), `rm -rf "$HOME"` is home, and a command word the shell computes
 //! (`$CMD`, `$(which rm)`) is refused as unknown, like lines nested too deeply. Nothing is expanded.
-//! Whether a file that a `>` redirection names exists cannot be known either, so every such target
-//! counts. Only ASCII blanks separate words, as in a shell: a look-alike spelling (`ｒｍ`, `r\u{200B}m`)
+//! Only ASCII blanks separate words, as in a shell: a look-alike spelling (`ｒｍ`, `r\u{200B}m`)
 //! is not the command it resembles, and is not matched. Command names are matched case-insensitively
 //! (case-insensitive file systems run `RM`), SQL keywords always are. SQL cannot be told from shell
 //! text, so a statement is matched wherever it appears, also in an `echo` or a commit message.
@@ -40,6 +43,8 @@ mod sql;
 
 #[cfg(test)]
 mod tests;
+
+use handrail_platform::FileState;
 
 use super::destructive::{asks_for, intent_backs, RemovalKind};
 use super::text::normalize;
@@ -53,8 +58,8 @@ pub enum Severity {
     Catastrophic,
     /// Interactive: allowed only when the user's intent asks for that kind of thing. Unattended: refused.
     Destructive,
-    /// Refused unattended only (like the unattended-only markers of [`super::destructive`]), e.g. a
-    /// `cmd > file` redirection that replaces whatever the file held.
+    /// Writes over a file ([`CommandFinding::file`]): destructive when the file exists (or, for some
+    /// commands, when that cannot be told), nothing when it does not.
     Risky,
 }
 
@@ -139,6 +144,33 @@ pub struct CommandFinding {
     pub command: String,
     /// What it does, for messages: `"deletes files permanently"`.
     pub effect: &'static str,
+    /// The file it writes over, when what it destroys depends on that file.
+    pub file: Option<FileWrite>,
+}
+
+/// A file a command writes over.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct FileWrite {
+    /// As the line names it, unexpanded.
+    pub path: String,
+    /// A `cd` earlier in the same line moved the shell, so this relative path cannot be resolved.
+    pub after_cd: bool,
+    /// Whether the command counts as destructive when the file's existence cannot be told.
+    pub unknown_counts: bool,
+    /// What the desktop said about it ([`FileState::Unknown`] until looked up).
+    pub state: FileState,
+}
+
+impl FileWrite {
+    /// The path to look up, when text alone lets it be resolved: not after a `cd`, no variables,
+    /// substitutions, globs or `~user`.
+    pub fn lookup(&self) -> Option<&str> {
+        let p = self.path.as_str();
+        let plain = !p.is_empty()
+            && !p.contains(['$', '`', '*', '?', '[', '{'])
+            && (!p.starts_with('~') || p == "~" || p.starts_with("~/"));
+        (plain && !self.after_cd).then_some(p)
+    }
 }
 
 /// Every destructive command in `line`, most severe first (in line order within a tier), each
@@ -149,6 +181,14 @@ pub fn destructive_commands(line: &str) -> Vec<CommandFinding> {
     let mut findings = judge.findings;
     findings.sort_by_key(|f| f.severity);
     findings
+}
+
+/// Whether running `line` may change the shell's working directory (`cd`, `pushd`, `popd`), so that
+/// relative paths in lines run after it mean something else than they do now.
+pub fn moves_shell(line: &str) -> bool {
+    let mut judge = patterns::Judge::default();
+    judge.line(line, 0);
+    judge.moved
 }
 
 /// The decision on a command line.
@@ -176,11 +216,73 @@ impl CommandVerdict {
     }
 }
 
+/// Looks up the files the findings write over (one call to `states`, one state per path asked, in
+/// order) and keeps what destroys something: a [`Severity::Risky`] finding becomes
+/// [`Severity::Destructive`] over an existing file (or an unknown one, where that counts) and is
+/// dropped otherwise; any finding about a file known to be absent is dropped (`: > new.log` creates
+/// an empty file, nothing more).
+pub fn settle_files(
+    findings: Vec<CommandFinding>,
+    states: &mut dyn FnMut(&[String]) -> Vec<FileState>,
+) -> Vec<CommandFinding> {
+    let mut asked: Vec<String> = Vec::new();
+    for f in &findings {
+        if let Some(p) = f.file.as_ref().and_then(FileWrite::lookup) {
+            if !asked.iter().any(|a| a == p) {
+                asked.push(p.to_string());
+            }
+        }
+    }
+    let answers = if asked.is_empty() { Vec::new() } else { states(&asked) };
+    let state_of =
+        |p: &str| asked.iter().position(|a| a == p).and_then(|i| answers.get(i).copied()).unwrap_or(FileState::Unknown);
+    findings
+        .into_iter()
+        .filter_map(|mut f| {
+            let Some(file) = f.file.as_mut() else { return Some(f) };
+            file.state = file.lookup().map(state_of).unwrap_or(FileState::Unknown);
+            let counts = match file.state {
+                FileState::Existing => true,
+                FileState::Absent => false,
+                FileState::Unknown => file.unknown_counts || f.severity != Severity::Risky,
+            };
+            if f.severity == Severity::Risky {
+                f.severity = Severity::Destructive;
+            }
+            counts.then_some(f)
+        })
+        .collect()
+}
+
 /// Judges `line` for `mode`, with the user's own request `intent` (supplied by the host, never by the
-/// model). Every finding must pass: the most severe decides first.
+/// model), when nothing can be told about the files it names.
 pub fn check_command(line: &str, mode: Mode, intent: &str) -> CommandVerdict {
+    check_command_with(line, mode, intent, &mut |paths| vec![FileState::Unknown; paths.len()])
+}
+
+/// Judges `line` for `mode` and `intent`, asking `states` whether the files it writes over exist
+/// (see [`settle_files`]). Every finding must pass: the most severe decides first.
+pub fn check_command_with(
+    line: &str,
+    mode: Mode,
+    intent: &str,
+    states: &mut dyn FnMut(&[String]) -> Vec<FileState>,
+) -> CommandVerdict {
+    check_findings(destructive_commands(line), mode, intent, states)
+}
+
+/// Judges the findings of a line (from [`destructive_commands`], possibly narrowed by the caller) for
+/// `mode` and `intent`, asking `states` about the files they write over.
+pub fn check_findings(
+    findings: Vec<CommandFinding>,
+    mode: Mode,
+    intent: &str,
+    states: &mut dyn FnMut(&[String]) -> Vec<FileState>,
+) -> CommandVerdict {
+    let mut findings = settle_files(findings, states);
+    findings.sort_by_key(|f| f.severity);
     let mut backed = None;
-    for f in destructive_commands(line) {
+    for f in findings {
         match (f.severity, mode) {
             (Severity::Catastrophic, _) => {
                 return refused(
@@ -189,28 +291,21 @@ pub fn check_command(line: &str, mode: Mode, intent: &str) -> CommandVerdict {
                     "this is never done for an agent, whatever the request says; leave it to a person".to_string(),
                 );
             }
-            (Severity::Destructive, Mode::Unattended) => {
+            (Severity::Destructive | Severity::Risky, Mode::Unattended) => {
+                let instead = if f.file.is_some() { "write to a new file, or " } else { "" };
                 return refused(
                     &f,
                     false,
-                    "destructive commands are always refused in unattended mode (nobody is watching to confirm); \
-                     leave this step for a person"
-                        .to_string(),
+                    format!(
+                        "destructive commands are always refused in unattended mode (nobody is watching to \
+                         confirm); {instead}leave this step for a person"
+                    ),
                 );
             }
-            (Severity::Risky, Mode::Unattended) => {
-                return refused(
-                    &f,
-                    false,
-                    "commands that may destroy data are refused in unattended mode (nobody is watching to \
-                     confirm); write to a new file, or leave this step for a person"
-                        .to_string(),
-                );
-            }
-            (Severity::Destructive, Mode::Interactive) if intent_backs_kind(intent, f.kind) => {
+            (Severity::Destructive | Severity::Risky, Mode::Interactive) if intent_backs_kind(intent, f.kind) => {
                 backed.get_or_insert(f.rule);
             }
-            (Severity::Destructive, Mode::Interactive) => {
+            (Severity::Destructive | Severity::Risky, Mode::Interactive) => {
                 let why = format!(
                     "the user's request does not ask for {} (the user's request must ask for this: ask the user, \
                      or leave this step to them)",
@@ -218,7 +313,6 @@ pub fn check_command(line: &str, mode: Mode, intent: &str) -> CommandVerdict {
                 );
                 return refused(&f, true, why);
             }
-            (Severity::Risky, Mode::Interactive) => {}
         }
     }
     match backed {
@@ -232,12 +326,26 @@ fn refused(f: &CommandFinding, can_ask: bool, why: String) -> CommandVerdict {
         rule: f.rule,
         command: f.command.clone(),
         reason: format!(
-            "refusing to run {:?} in the terminal: it is {} ({}), and {why}",
+            "refusing to run {:?} in the terminal: it is {} ({}{}), and {why}",
             clip(&f.command),
             f.rule,
-            f.effect
+            f.effect,
+            f.file.as_ref().map(file_note).unwrap_or_default()
         ),
         can_ask,
+    }
+}
+
+/// What is known of the file a refused command writes over, for its message.
+fn file_note(file: &FileWrite) -> String {
+    let path = clip(&file.path);
+    match (file.state, file.lookup()) {
+        (FileState::Existing, _) => format!("; {path:?} exists"),
+        (FileState::Absent, _) => String::new(),
+        (FileState::Unknown, None) if file.after_cd => {
+            format!("; whether {path:?} exists cannot be checked after the cd earlier in the line")
+        }
+        (FileState::Unknown, _) => format!("; whether {path:?} exists cannot be checked from here"),
     }
 }
 

@@ -2,7 +2,8 @@
 
 use super::shell::{self, RedirOp, Simple, MAX_DEPTH};
 use super::sql;
-use super::{clip, CommandFinding, CommandKind, Severity};
+use super::{clip, CommandFinding, CommandKind, FileWrite, Severity};
+use handrail_platform::FileState;
 
 use CommandKind::*;
 use Severity::*;
@@ -37,13 +38,15 @@ const TRUNCATE: Hit = hit("truncate", Destructive, Overwrite, "cuts files to a n
 
 const OVERWRITES_DISK: &str = "overwrites a disk, destroying everything on it";
 const DD_DEVICE: Hit = hit("dd onto a device", Catastrophic, DiskWipe, OVERWRITES_DISK);
-const DD_FILE: Hit = hit("dd onto a file", Risky, Overwrite, "replaces the file's contents");
+const DD_FILE: Hit = hit("dd onto a file", Risky, Overwrite, "replaces the file's contents if it exists");
 const WRITE_DISK: Hit = hit("write onto a disk", Catastrophic, DiskWipe, OVERWRITES_DISK);
 const REDIRECT_DISK: Hit = hit("redirection onto a disk", Catastrophic, DiskWipe, OVERWRITES_DISK);
 const TRUNCATING_REDIRECT: Hit = hit("truncating redirection", Destructive, Overwrite, "empties the file");
 const OVERWRITING_REDIRECT: Hit =
     hit("overwriting redirection", Risky, Overwrite, "replaces the file's contents if it exists");
 const TEE_FILE: Hit = hit("tee onto a file", Risky, Overwrite, "replaces the file's contents if it exists");
+const CP_ONTO_FILE: Hit = hit("cp onto an existing file", Risky, Overwrite, "replaces the file's contents");
+const MV_ONTO_FILE: Hit = hit("mv onto an existing file", Risky, Overwrite, "replaces the file with another");
 
 const GIT_RESET_HARD: Hit = hit("git reset --hard", Destructive, DiscardChanges, "discards uncommitted changes");
 const GIT_CLEAN: Hit = hit("git clean -f", Destructive, DiscardChanges, "deletes untracked files");
@@ -134,6 +137,9 @@ fn sql_hit(rule: &'static str) -> Hit {
 #[derive(Default)]
 pub(super) struct Judge {
     pub findings: Vec<CommandFinding>,
+    /// A command that changes the shell's directory came earlier in the line: relative paths after
+    /// it cannot be resolved from the shell's current directory.
+    pub moved: bool,
 }
 
 /// What a simple command turned out to run, once wrappers are unwrapped.
@@ -164,8 +170,30 @@ enum Wrap<'a> {
 
 impl Judge {
     pub fn push(&mut self, h: Hit, command: &str) {
+        self.push_finding(h, command, None);
+    }
+
+    /// A finding about writing over the file at `path`: what it destroys depends on whether the file
+    /// exists, which [`super::settle_files`] looks up later. `unknown_counts`: whether the command
+    /// counts when that cannot be told.
+    fn push_file(&mut self, h: Hit, command: &str, path: &str, unknown_counts: bool) {
+        let file = FileWrite {
+            path: path.to_string(),
+            after_cd: self.moved && !path.starts_with('/') && !path.starts_with('~'),
+            unknown_counts,
+            state: FileState::Unknown,
+        };
+        self.push_finding(h, command, Some(file));
+    }
+
+    fn push_finding(&mut self, h: Hit, command: &str, file: Option<FileWrite>) {
         let command = clip(command.trim());
-        if self.findings.iter().any(|f| f.rule == h.rule && f.command == command) {
+        let path = file.as_ref().map(|f| f.path.as_str());
+        if self
+            .findings
+            .iter()
+            .any(|f| f.rule == h.rule && f.command == command && f.file.as_ref().map(|f| f.path.as_str()) == path)
+        {
             return;
         }
         self.findings.push(CommandFinding {
@@ -174,6 +202,7 @@ impl Judge {
             kind: h.kind,
             command,
             effect: h.effect,
+            file,
         });
     }
 
@@ -249,7 +278,7 @@ impl Judge {
                 Core::Run(name) => name == ":" || name == "true",
                 _ => false,
             };
-            self.push(if bare { TRUNCATING_REDIRECT } else { OVERWRITING_REDIRECT }, shown);
+            self.push_file(if bare { TRUNCATING_REDIRECT } else { OVERWRITING_REDIRECT }, shown, &r.target, true);
         }
     }
 
@@ -282,6 +311,12 @@ impl Judge {
             }
             for h in rules(&name, args) {
                 self.push(h, shown);
+            }
+            for (h, path, unknown_counts) in file_writes(&name, args) {
+                self.push_file(h, shown, path, unknown_counts);
+            }
+            if matches!(name.as_str(), "cd" | "pushd" | "popd" | "chdir") {
+                self.moved = true;
             }
             if name == "find" {
                 for group in exec_groups(args) {
@@ -767,11 +802,7 @@ fn rules(name: &str, args: &[String]) -> Vec<Hit> {
         "dd" => args
             .iter()
             .filter_map(|a| a.strip_prefix("of="))
-            .filter_map(|t| match dev_class(t) {
-                Dev::Safe => None,
-                Dev::Disk => Some(DD_DEVICE),
-                Dev::NotDevice => Some(DD_FILE),
-            })
+            .filter_map(|t| (dev_class(t) == Dev::Disk).then_some(DD_DEVICE))
             .take(1)
             .collect(),
         "truncate" | "gtruncate" if !help_requested(args) => one(TRUNCATE),
@@ -794,20 +825,7 @@ fn rules(name: &str, args: &[String]) -> Vec<Hit> {
                 none()
             }
         }
-        "tee" => {
-            let append = short_has(args, 'a') || long_has(args, "--append");
-            let mut out = Vec::new();
-            for t in operands(args) {
-                match dev_class(t) {
-                    Dev::Safe => {}
-                    Dev::Disk => out.push(WRITE_DISK),
-                    Dev::NotDevice if !append => out.push(TEE_FILE),
-                    Dev::NotDevice => {}
-                }
-            }
-            out.dedup();
-            out
-        }
+        "tee" if operands(args).iter().any(|t| dev_class(t) == Dev::Disk) => one(WRITE_DISK),
         "crontab" if short_has(args, 'r') => one(CRONTAB_R),
         "git" => git(args),
         "kubectl" | "oc" | "microk8s.kubectl" => kubectl(args),
@@ -863,6 +881,40 @@ fn rules(name: &str, args: &[String]) -> Vec<Hit> {
             one(VOLUME_DESTROY)
         }
         _ => disk_tool(name, args),
+    }
+}
+
+/// Files a command writes over (not devices): `dd of=`, `tee` without `-a`, and the destination of
+/// a `cp`/`mv`/`install` of one file that may replace what is there. With whether the command counts
+/// when the file's existence cannot be told: `dd` and `tee` do (they say so with a file operand), a
+/// copy or move does not (most copies make new files).
+fn file_writes<'a>(name: &str, args: &'a [String]) -> Vec<(Hit, &'a str, bool)> {
+    let files = |targets: Vec<&'a str>, h: Hit, unknown_counts: bool| {
+        targets.into_iter().filter(|t| dev_class(t) == Dev::NotDevice).map(|t| (h, t, unknown_counts)).collect()
+    };
+    match name {
+        "dd" => files(args.iter().filter_map(|a| a.strip_prefix("of=")).take(1).collect(), DD_FILE, true),
+        "tee" if !(short_has(args, 'a') || long_has(args, "--append") || help_requested(args)) => {
+            files(operands(args), TEE_FILE, true)
+        }
+        "cp" | "gcp" | "install" | "mv" | "gmv" => {
+            // Options that leave an existing destination alone (or keep a backup of it).
+            let keeps = short_has(args, 'n')
+                || short_has(args, 'i')
+                || short_has(args, 'b')
+                || ["--no-clobber", "--interactive", "--backup", "--attributes-only"].iter().any(|l| long_has(args, l))
+                || options(args).any(|a| a.starts_with("--update=none"));
+            let ops = operands(args);
+            let dest = ops.last().copied().filter(|_| ops.len() == 2 && target_directory(args).is_none());
+            match dest {
+                Some(d) if !keeps && !help_requested(args) && !d.ends_with('/') && d != "/dev/null" => {
+                    let h = if name.ends_with("mv") { MV_ONTO_FILE } else { CP_ONTO_FILE };
+                    files(vec![d], h, false)
+                }
+                _ => Vec::new(),
+            }
+        }
+        _ => Vec::new(),
     }
 }
 

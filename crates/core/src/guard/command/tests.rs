@@ -455,11 +455,15 @@ const HARMLESS: &[&str] = &[
     "diff <(ls a) <(ls b)",
     "read x < input.txt",
     "cat << EOF",
-    "cp a b",
     "$HOME/bin/tool --version",
     "~/bin/build",
-    "mv a b",
     "mv a /dev/null.txt",
+    "cp -r src dest/",
+    "cp a b c dir",
+    "cp -n a b",
+    "mv -i a b",
+    "cp --backup=numbered a b",
+    "cp -t dir a",
     "apt update && apt upgrade",
     "echo f(){ echo; }",
     "",
@@ -525,22 +529,114 @@ fn destructive_lines_need_the_users_intent() {
     }
 }
 
+/// Answers every path with `state`, recording what was asked.
+fn files(state: FileState, asked: &mut Vec<String>) -> impl FnMut(&[String]) -> Vec<FileState> + '_ {
+    move |paths: &[String]| {
+        asked.extend(paths.iter().cloned());
+        vec![state; paths.len()]
+    }
+}
+
 #[test]
-fn risky_lines_are_refused_unattended_only() {
+fn overwrites_are_judged_by_whether_the_file_exists() {
+    use FileState::*;
     for (line, rule, kind) in RISKY {
         let f = first(line);
         assert_eq!((f.rule, f.severity, f.kind), (*rule, Severity::Risky, *kind), "line {line:?}");
+        assert!(f.file.is_some(), "line {line:?} names the file it writes over");
         assert!(destructive_commands(line).iter().all(|f| f.severity == Severity::Risky), "line {line:?}");
-        assert_eq!(refused_with(&check_command(line, U, "")), Some((*rule, false)), "line {line:?}");
-        assert_eq!(refused_with(&check_command(line, U, EVERYTHING)), Some((*rule, false)), "line {line:?}");
-        assert_eq!(check_command(line, I, ""), CommandVerdict::Allowed, "line {line:?}");
+        // Over an existing file, or one nobody can check: destructive in both modes.
+        for state in [Existing, Unknown] {
+            for mode in [U, I] {
+                let mut asked = Vec::new();
+                let v = check_command_with(line, mode, "", &mut files(state, &mut asked));
+                assert_eq!(refused_with(&v), Some((*rule, mode == I)), "line {line:?} {state:?} {mode:?}: {v:?}");
+            }
+            let v = check_command_with(line, U, EVERYTHING, &mut files(state, &mut Vec::new()));
+            assert_eq!(refused_with(&v), Some((*rule, false)), "line {line:?} unattended, asked for");
+            let v = check_command_with(line, I, "overwrite the old file", &mut files(state, &mut Vec::new()));
+            assert_eq!(v, CommandVerdict::AllowedByIntent { rule }, "line {line:?} interactive, asked for");
+        }
+        // Onto a new file: nothing is destroyed, in either mode. (Unless a `cd` came first: then
+        // which file is meant cannot be told, and it counts.)
+        for mode in [U, I] {
+            let v = check_command_with(line, mode, "", &mut files(Absent, &mut Vec::new()));
+            let resolvable = f.file.as_ref().and_then(FileWrite::lookup).is_some();
+            assert_eq!(v.is_allowed(), resolvable, "line {line:?} onto a new file, {mode:?}: {v:?}");
+        }
+        assert_eq!(check_command(line, U, ""), check_command_with(line, U, "", &mut files(Unknown, &mut Vec::new())));
+    }
+    // The message says what is known of the file.
+    let reason = |state| match check_command_with("echo hi > notes.txt", I, "", &mut files(state, &mut Vec::new())) {
+        CommandVerdict::Refused { reason, .. } => reason,
+        v => panic!("{v:?}"),
+    };
+    assert!(reason(Existing).contains("\"notes.txt\" exists"), "{}", reason(Existing));
+    assert!(reason(Unknown).contains("whether \"notes.txt\" exists cannot be checked"), "{}", reason(Unknown));
+}
+
+#[test]
+fn only_paths_text_can_resolve_are_looked_up() {
+    use FileState::*;
+    let asked = |line: &str| {
+        let mut asked = Vec::new();
+        let v = check_command_with(line, U, "", &mut files(Absent, &mut asked));
+        (asked, v.is_allowed())
+    };
+    assert_eq!(asked("echo hi > out.txt"), (vec!["out.txt".to_string()], true));
+    assert_eq!(asked("echo a > x; echo b > x; date | tee y ~/z"), (vec!["x".into(), "y".into(), "~/z".into()], true));
+    assert_eq!(asked("ls > /tmp/list"), (vec!["/tmp/list".to_string()], true));
+    // Nothing to look up, nothing asked.
+    assert_eq!(asked("ls -l"), (vec![], true));
+    assert_eq!(asked("ls >> list.txt"), (vec![], true));
+    // Variables, globs, `~user` and paths after a cd cannot be resolved: judged as if there.
+    for line in [
+        "echo hi > $OUT",
+        "echo hi > *.txt",
+        "echo hi > ~bob/x",
+        "cd /srv && echo hi > out.txt",
+        "pushd x; date | tee log",
+    ] {
+        assert_eq!(asked(line), (vec![], false), "line {line:?}");
+    }
+    // An absolute path after a cd is still resolvable.
+    assert_eq!(asked("cd /srv && echo hi > /tmp/out.txt"), (vec!["/tmp/out.txt".to_string()], true));
+}
+
+#[test]
+fn copies_and_moves_count_onto_an_existing_file_only() {
+    use FileState::*;
+    for (line, rule, path) in [
+        ("cp a b", "cp onto an existing file", "b"),
+        ("cp -f notes.txt backup/notes.txt", "cp onto an existing file", "backup/notes.txt"),
+        ("sudo install -D x /etc/app.conf", "cp onto an existing file", "/etc/app.conf"),
+        ("mv draft.txt final.txt", "mv onto an existing file", "final.txt"),
+        ("mv -f -- a b", "mv onto an existing file", "b"),
+    ] {
+        let f = first(line);
+        assert_eq!((f.rule, f.file.as_ref().map(|f| f.path.as_str())), (rule, Some(path)), "line {line:?}");
+        let mut asked = Vec::new();
+        let v = check_command_with(line, U, "", &mut files(Existing, &mut asked));
+        assert_eq!(refused_with(&v), Some((rule, false)), "line {line:?}");
+        assert_eq!(asked, [path]);
+        let v = check_command_with(line, I, "", &mut files(Existing, &mut Vec::new()));
+        assert_eq!(refused_with(&v), Some((rule, true)), "line {line:?}");
+        let v = check_command_with(line, I, "replace the old version", &mut files(Existing, &mut Vec::new()));
+        assert_eq!(v, CommandVerdict::AllowedByIntent { rule }, "line {line:?}");
+        // Unknown or new: most copies make new files.
+        for state in [Unknown, Absent] {
+            let v = check_command_with(line, U, "", &mut files(state, &mut Vec::new()));
+            assert_eq!(v, CommandVerdict::Allowed, "line {line:?} {state:?}");
+        }
     }
 }
 
 #[test]
 fn harmless_look_alikes_are_allowed_in_both_modes() {
     for line in HARMLESS {
-        assert_eq!(destructive_commands(line), [], "line {line:?}");
+        // Nothing, or only a copy or move onto a file whose existence nobody can tell.
+        let counts = settle_files(destructive_commands(line), &mut |p| vec![FileState::Unknown; p.len()]);
+        assert_eq!(counts, [], "line {line:?}");
         assert_eq!(check_command(line, U, ""), CommandVerdict::Allowed, "line {line:?}");
         assert_eq!(check_command(line, I, ""), CommandVerdict::Allowed, "line {line:?}");
     }
@@ -572,10 +668,18 @@ fn intent_backing_is_per_kind_and_negation_aware() {
         refused_with(&v("rm -rf build && git reset --hard", "delete the build folder")),
         Some(("git reset --hard", true))
     );
-    // Risky parts pass interactively alongside a backed one.
+    // A write onto a new file passes alongside a backed deletion; onto one that may exist it must
+    // be backed too.
     assert_eq!(
-        v("rm -rf build > log.txt", "delete the build folder"),
+        check_command_with("rm -rf build > log.txt", I, "delete the build folder", &mut |p| vec![
+            FileState::Absent;
+            p.len()
+        ]),
         CommandVerdict::AllowedByIntent { rule: "recursive rm" }
+    );
+    assert_eq!(
+        refused_with(&v("rm -rf build > log.txt", "delete the build folder")),
+        Some(("overwriting redirection", true))
     );
     // Catastrophic is never backed; lines too deep to judge never are either.
     assert_eq!(
@@ -801,16 +905,14 @@ fn build(base: usize, wrapper: usize, quoting: usize, gaps: &[usize]) -> (String
     (line, severity)
 }
 
-/// `line` is refused unattended, refused interactively (with no intent) unless only risky, and its most
+/// `line` is refused unattended and interactively (with no intent, nothing known of its files), and its most
 /// severe finding has `severity`.
 fn assert_refused(line: &str, severity: Severity) -> Result<(), TestCaseError> {
     let found = destructive_commands(line);
     prop_assert_eq!(found.first().map(|f| f.severity), Some(severity), "line {:?}: {:?}", line, found);
     prop_assert!(!check_command(line, U, "").is_allowed(), "unattended {:?}", line);
-    if severity != Severity::Risky {
-        let v = check_command(line, I, "");
-        prop_assert!(!v.is_allowed(), "interactive {:?}: {:?}", line, v);
-    }
+    let v = check_command(line, I, "");
+    prop_assert!(!v.is_allowed(), "interactive {:?}: {:?}", line, v);
     Ok(())
 }
 
@@ -918,8 +1020,11 @@ proptest! {
         let found = destructive_commands(&line);
         prop_assert!(found.windows(2).all(|w| w[0].severity <= w[1].severity), "{:?}", found);
         prop_assert!(found.iter().all(|f| f.command.chars().count() <= 80));
-        let refuses_interactive = found.iter().any(|f| f.severity != Severity::Risky);
-        prop_assert_eq!(!check_command(&line, U, "").is_allowed(), !found.is_empty());
+        // With nothing known of the files, a copy or move alone is all that does not count.
+        let counts = settle_files(found.clone(), &mut |p| vec![FileState::Unknown; p.len()]);
+        prop_assert!(counts.iter().all(|f| f.severity != Severity::Risky));
+        let refuses_interactive = !counts.is_empty();
+        prop_assert_eq!(!check_command(&line, U, "").is_allowed(), !counts.is_empty());
         prop_assert_eq!(!check_command(&line, I, "").is_allowed(), refuses_interactive);
         prop_assert_eq!(!check_command(&line, I, EVERYTHING).is_allowed(), refuses_interactive && found.iter().any(
             |f| f.severity == Severity::Catastrophic || f.kind == CommandKind::Opaque
@@ -942,9 +1047,7 @@ proptest! {
             let found = destructive_commands(&v);
             prop_assert!(found.first().is_some_and(|f| f.severity <= severity), "{:?}: {:?}", v, found);
             prop_assert!(!check_command(&v, U, "").is_allowed(), "unattended {:?}", v);
-            if severity != Severity::Risky {
-                prop_assert!(!check_command(&v, I, "").is_allowed(), "interactive {:?}", v);
-            }
+            prop_assert!(!check_command(&v, I, "").is_allowed(), "interactive {:?}", v);
         }
     }
 
