@@ -292,19 +292,22 @@ enum Piece {
     Key(String),
 }
 
-fn pieces_of(command: &str) -> impl Strategy<Value = Vec<Piece>> {
+fn pieces_of(command: &'static str) -> impl Strategy<Value = Vec<Piece>> {
     let chars: Vec<char> = command.chars().collect();
     let n = chars.len();
     // Cut points, each piece sent as `type`, or (single characters) as a key; a harmless typo fixed by
-    // Backspace may come anywhere.
-    (proptest::collection::vec(any::<bool>(), n), proptest::collection::vec(0u8..4, n)).prop_map(move |(cuts, how)| {
+    // Backspace may come anywhere, and a piece may be typed out of order with caret keys (its last
+    // character first, then the caret back before it and the rest typed there), which the engine
+    // cannot follow and must read back from the screen.
+    (proptest::collection::vec(any::<bool>(), n), proptest::collection::vec(0u8..6, n)).prop_map(move |(cuts, how)| {
         let mut out = Vec::new();
         let mut run = String::new();
         for (i, c) in chars.iter().enumerate() {
             run.push(*c);
             if cuts[i] || i + 1 == n {
                 let piece = std::mem::take(&mut run);
-                match (how[i], piece.chars().count()) {
+                let count = piece.chars().count();
+                match (how[i], count) {
                     (0, 1) if piece == "\n" => out.push(Piece::Key("return".into())),
                     (1, 1) if piece == " " => out.push(Piece::Key("space".into())),
                     (1, 1) if piece.chars().all(|c| c.is_ascii_lowercase() || "-/".contains(c)) => {
@@ -314,6 +317,19 @@ fn pieces_of(command: &str) -> impl Strategy<Value = Vec<Piece>> {
                         out.push(Piece::Type(format!("{piece}x")));
                         out.push(Piece::Key("backspace".into()));
                     }
+                    (3 | 4, 2..) if !piece.contains('\n') => {
+                        let (left, end) = if how[i] == 3 { ("left", "end") } else { ("ctrl+b", "ctrl+e") };
+                        let (head, last) = piece.split_at(piece.len() - piece.chars().last().map_or(0, char::len_utf8));
+                        out.push(Piece::Type(last.to_string()));
+                        out.push(Piece::Key(left.into()));
+                        out.push(Piece::Type(head.to_string()));
+                        out.push(Piece::Key(end.into()));
+                    }
+                    (5, 2..) if !piece.contains('\n') => {
+                        out.push(Piece::Type(piece));
+                        out.push(Piece::Key("home".into()));
+                        out.push(Piece::Key("end".into()));
+                    }
                     _ => out.push(Piece::Type(piece)),
                 }
             }
@@ -322,14 +338,28 @@ fn pieces_of(command: &str) -> impl Strategy<Value = Vec<Piece>> {
     })
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+/// Refused lines the property test splits: deleting, discarding work, a write over a file nobody can
+/// check, a disk wipe.
+const SPLIT_COMMANDS: &[&str] = &[
+    "rm -rf /tmp/victim\n",
+    "git reset --hard\n",
+    "find /tmp/victim -delete\n",
+    "echo x > /tmp/notes.txt\n",
+    "dd if=/dev/zero of=/dev/sda\n",
+];
 
-    /// However a refused command is split over `type` and `key` calls, it never runs, and the calls
-    /// before the commit type exactly what they say.
+fn split_command() -> impl Strategy<Value = (&'static str, Vec<Piece>)> {
+    (0..SPLIT_COMMANDS.len()).prop_flat_map(|i| pieces_of(SPLIT_COMMANDS[i]).prop_map(move |p| (SPLIT_COMMANDS[i], p)))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// However a refused command is split over `type` and `key` calls, and whatever caret moves
+    /// put it together, it never runs, and the calls before the commit type exactly what they say.
     #[test]
     fn no_split_gets_a_refused_line_through(
-        pieces in pieces_of("rm -rf /tmp/victim\n"),
+        (command, pieces) in split_command(),
         accessible in any::<bool>(),
     ) {
         let kind = if accessible { Kind::Accessible } else { Kind::WindowClass };
@@ -352,7 +382,8 @@ proptest! {
         prop_assert!(t.ran().is_empty(), "ran {:?} via {:?}", t.ran(), pieces);
         prop_assert_eq!(refusals, 1, "{:?}", pieces);
         // Typed up to the refused piece, exactly.
-        prop_assert!("rm -rf /tmp/victim".starts_with(&t.line()), "line {:?} via {:?}", t.line(), pieces);
+        let whole = command.trim_end_matches('\n');
+        prop_assert!(whole.starts_with(&t.line()), "line {:?} via {:?}", t.line(), pieces);
     }
 }
 

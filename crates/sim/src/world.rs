@@ -76,6 +76,8 @@ pub(crate) struct WidgetData {
     pub selected_row: Option<usize>,
     /// An entry's whole text is selected: the next typing replaces it.
     pub select_all: bool,
+    /// A terminal's caret, in characters from the end of its line (0: at the end).
+    pub caret_back: usize,
 }
 
 impl WidgetData {
@@ -431,7 +433,15 @@ impl World {
             win.focus = Some(id);
         }
         let on_screen = win.open && widget.visible;
-        self.state.widgets.push(WidgetData { id, window, w: widget, offset: 0, selected_row: None, select_all: false });
+        self.state.widgets.push(WidgetData {
+            id,
+            window,
+            w: widget,
+            offset: 0,
+            selected_row: None,
+            select_all: false,
+            caret_back: 0,
+        });
         if on_screen {
             self.changed();
         }
@@ -518,6 +528,7 @@ impl World {
             Action::SetLabel(t, s) => self.edit(t, source, |d| replace(&mut d.w.label, s.clone())),
             Action::SetValue(t, s) => self.edit(t, source, |d| {
                 let was_selected = std::mem::take(&mut d.select_all);
+                d.caret_back = 0;
                 replace(&mut d.w.value, s.clone()) || was_selected
             }),
             Action::Show(t) => self.set_visible(t, source, true),
@@ -894,35 +905,74 @@ impl World {
         self.focus_widget(ring[next]);
     }
 
-    /// A key at a shell prompt, edited as readline would (caret at the end).
+    /// A key at a shell prompt, edited as readline would (emacs keys; the caret may move).
     fn terminal_key(&mut self, id: WidgetId, combo: &KeyCombo, name: &str) {
         self.edit_id(id, |d| {
-            let line = &mut d.w.value;
+            let chars: Vec<char> = d.w.value.chars().collect();
+            let at = chars.len() - d.caret_back.min(chars.len());
+            let (before, after) = chars.split_at(at);
+            let (mut before, after): (String, String) = (before.iter().collect(), after.iter().collect());
             match name {
-                "return" | "ctrl+m" | "ctrl+j" => d.w.ran.push(std::mem::take(line)),
-                "backspace" => {
-                    line.pop();
+                "return" | "ctrl+m" | "ctrl+j" => {
+                    d.w.ran.push(std::mem::take(&mut d.w.value));
+                    d.caret_back = 0;
+                    return true;
                 }
-                "ctrl+u" | "ctrl+c" => line.clear(),
+                "ctrl+c" => {
+                    d.w.value.clear();
+                    d.caret_back = 0;
+                    return true;
+                }
+                "left" | "ctrl+b" => {
+                    d.caret_back = (d.caret_back + 1).min(chars.len());
+                    return true;
+                }
+                "right" | "ctrl+f" => {
+                    d.caret_back = d.caret_back.saturating_sub(1);
+                    return true;
+                }
+                "home" | "ctrl+a" => {
+                    d.caret_back = chars.len();
+                    return true;
+                }
+                "end" | "ctrl+e" => {
+                    d.caret_back = 0;
+                    return true;
+                }
+                "delete" | "ctrl+d" if !after.is_empty() => {
+                    d.w.value = before + &after.chars().skip(1).collect::<String>();
+                    d.caret_back -= 1;
+                    return true;
+                }
+                "backspace" => {
+                    before.pop();
+                }
+                "ctrl+u" => before.clear(),
                 "ctrl+w" => {
-                    let kept = line.trim_end().rsplit_once(' ').map_or(0, |(head, _)| head.len() + 1);
-                    line.truncate(kept);
+                    let kept = before.trim_end().rsplit_once(' ').map_or(0, |(head, _)| head.len() + 1);
+                    before.truncate(kept);
                 }
                 "tab" => {
-                    let start = line.rfind(' ').map_or(0, |i| i + 1);
-                    let word = line[start..].to_string();
+                    let start = before.rfind(' ').map_or(0, |i| i + 1);
+                    let word = before[start..].to_string();
                     if let Some(full) = d.w.items.iter().find(|c| !word.is_empty() && c.starts_with(&word)) {
-                        line.truncate(start);
-                        line.push_str(full);
+                        before.truncate(start);
+                        before.push_str(full);
                     }
                 }
-                "up" => *line = d.w.ran.last().cloned().unwrap_or_default(),
-                "space" => line.push(' '),
+                "up" => {
+                    d.w.value = d.w.ran.last().cloned().unwrap_or_default();
+                    d.caret_back = 0;
+                    return true;
+                }
+                "space" => before.push(' '),
                 _ => match printable(combo) {
-                    Some(ch) => line.push_str(&ch),
+                    Some(ch) => before.push_str(&ch),
                     None => return false,
                 },
             }
+            // The caret stays before what followed it.
+            d.w.value = before + &after;
             true
         });
     }
@@ -934,8 +984,13 @@ impl World {
             }
             if std::mem::take(&mut d.select_all) {
                 d.w.value = text.to_string();
+                d.caret_back = 0;
             } else {
-                d.w.value.push_str(text);
+                // At the caret (a terminal's may have moved; everywhere else it is at the end).
+                let chars: Vec<char> = d.w.value.chars().collect();
+                let at = chars.len() - d.caret_back.min(chars.len());
+                d.w.value =
+                    chars[..at].iter().copied().chain(text.chars()).chain(chars[at..].iter().copied()).collect();
             }
             true
         });
