@@ -42,6 +42,18 @@ impl AtspiStates {
     }
 }
 
+/// Whether the HTML `class` attribute a web element exposes has `token` among its classes.
+pub fn has_class(attributes: &[(String, String)], token: &str) -> bool {
+    attributes.iter().any(|(k, v)| k == "class" && v.split_ascii_whitespace().any(|c| c == token))
+}
+
+/// A terminal drawn by xterm.js — the web terminal of ttyd, JupyterLab, VS Code and most browser
+/// IDEs — known by the `xterm` class of its root element, whatever role the browser gives it
+/// (Chromium: a "section"). Its input is a hidden text area; its screen a canvas.
+pub fn is_web_terminal(attributes: &[(String, String)]) -> bool {
+    has_class(attributes, "xterm")
+}
+
 /// True for role names whose contents are secret: their text is never read.
 pub fn is_secret_role(native: &str) -> bool {
     native.contains("password")
@@ -163,6 +175,15 @@ mod tests {
         assert_eq!(map_role("text", st(&[bit::MULTI_LINE])), Role::TextArea);
         // A terminal stays a terminal, single- or multi-line.
         assert_eq!(map_role("terminal", st(&[bit::MULTI_LINE])), Role::Terminal);
+        let attrs =
+            |class: &str| vec![("class".to_string(), class.to_string()), ("tag".to_string(), "div".to_string())];
+        assert!(is_web_terminal(&attrs("terminal xterm focus")));
+        assert!(is_web_terminal(&attrs("xterm")));
+        assert!(!is_web_terminal(&attrs("xterm-screen")));
+        assert!(!is_web_terminal(&attrs("my-xterm-theme")));
+        assert!(!is_web_terminal(&[("id".to_string(), "xterm".to_string())]));
+        assert!(has_class(&attrs("terminal xterm focus"), "focus"));
+        assert!(!has_class(&attrs("terminal xterm"), "focus"));
         assert_eq!(map_role("terminal", none), Role::Terminal);
     }
 

@@ -661,7 +661,8 @@ impl Walker<'_> {
             self.wins[win].truncated = true;
             return;
         }
-        let role = roles::map_role(&native, states);
+        let web_terminal = roles::is_web_terminal(&data.attributes);
+        let role = if web_terminal { Role::Terminal } else { roles::map_role(&native, states) };
         let secret = roles::is_secret_role(&native);
         let n = self.nodes.len();
         if parent.is_none() {
@@ -674,17 +675,23 @@ impl Walker<'_> {
         if has(ACTION) {
             phase_b.push(FieldB::Actions);
         }
-        // Secret fields: their text and value are never even asked for.
-        if !secret {
+        // Secret fields: their text and value are never even asked for. A web terminal's text is not
+        // its screen (that is drawn on a canvas): it is read off the screen instead.
+        if !secret && !web_terminal {
             phase_b.extend(content_fields(role, data.name.trim().is_empty(), has));
             if role == Role::ComboBox && !has(SELECTION) && !data.children.is_empty() {
                 phase_b.push(FieldB::PopupSelected);
             }
         }
         let popup = (role == Role::ComboBox).then(|| data.children.first().cloned()).flatten();
+        let mut mapped = roles::map_states(&native, role, states);
+        if web_terminal && roles::has_class(&data.attributes, "focus") {
+            // Keys go to its hidden input, which is never on screen; the terminal marks itself.
+            mapped.insert(States::FOCUSED);
+        }
         let node = AxNode {
             role: Some(role),
-            states: roles::map_states(&native, role, states),
+            states: mapped,
             native_role: native,
             name: data.name,
             value: None,

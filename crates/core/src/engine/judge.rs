@@ -285,9 +285,11 @@ impl Engine {
             _ => PendingLine::unknown(),
         };
         let area = if term.element.is_some() { None } else { scene.front.map(|f| f.bounds) };
-        // OCR that read the terminal and found no text there saw a bare prompt: its line is empty.
+        // OCR that read the terminal (no accessible text of its own) and found no text there saw a bare
+        // prompt: its line is empty.
+        let read_by_ocr = term.element.is_none_or(|e| e.value.is_none());
         let shown = shown_line(term.element, scene.elements, area)
-            .or_else(|| (term.element.is_none() && scene.ocr == OcrHealth::Ok).then(String::new));
+            .or_else(|| (read_by_ocr && scene.ocr == OcrHealth::Ok).then(String::new));
         if shown.as_deref().is_some_and(asks_for_secret) {
             return Err(refuse(
                 "password_field",

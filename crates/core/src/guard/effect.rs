@@ -209,6 +209,17 @@ fn terminal_of<'a>(to: Receiver<'a>, scene: &Scene<'a>) -> Option<Option<&'a Ele
     if let Some(e) = to.element().filter(|e| is_terminal_element(e)) {
         return Some(Some(e));
     }
+    // A click on text or a container inside an accessible terminal (a web terminal's screen is a
+    // canvas: what is clicked there is OCR text, or the page) gave that terminal the keyboard.
+    if let Receiver::Target(e) | Receiver::LastClicked(e) = to {
+        if !e.is_interactive() || e.source.is_ocr_only() {
+            let at = e.bounds.center();
+            let inside = scene.elements.iter().filter(|t| is_terminal_element(t) && t.bounds.contains(at));
+            if let Some(t) = inside.min_by_key(|t| t.bounds.area()) {
+                return Some(Some(t));
+            }
+        }
+    }
     let front = scene.front.filter(|f| f.is_terminal())?;
     match to {
         Receiver::Unknown => Some(None),
@@ -626,5 +637,35 @@ mod tests {
         {
             assert!(!keeps_focus(&parse_key_combo(k).unwrap_or_else(|e| panic!("{e}"))), "{k}");
         }
+    }
+
+    #[test]
+    fn a_click_inside_an_accessible_terminal_gives_it_the_keyboard() {
+        // A web terminal (its screen a canvas), the prompt OCR read on it, the page around it, and a
+        // button beside it.
+        let mut term = el(1, Role::Terminal, "", States::empty());
+        term.bounds = Rect::new(0, 0, 400, 300);
+        let mut prompt = el(2, Role::Text, "$ ls", States::empty());
+        prompt.source = Source::Ocr;
+        prompt.bounds = Rect::new(10, 270, 80, 20);
+        let mut page = el(3, Role::Document, "web terminal", States::empty());
+        page.bounds = Rect::new(0, 0, 400, 300);
+        let mut button = el(4, Role::Button, "Delete", States::empty());
+        button.bounds = Rect::new(150, 100, 60, 24);
+        let mut outside = el(5, Role::Text, "elsewhere", States::empty());
+        outside.source = Source::Ocr;
+        outside.bounds = Rect::new(500, 10, 80, 20);
+        let elements = vec![term, prompt, page, button, outside];
+        let terminal_after_click = |clicked: usize| {
+            let mut sc = scene(&elements, None);
+            sc.last_clicked = Some(&elements[clicked]);
+            effects(&type_cmd("rm -rf x\n"), &[], &sc).terminal.map(|t| t.element.map(|e| e.id.0))
+        };
+        assert_eq!(terminal_after_click(0), Some(Some(1)), "the terminal itself");
+        assert_eq!(terminal_after_click(1), Some(Some(1)), "its OCR text");
+        assert_eq!(terminal_after_click(2), Some(Some(1)), "the page, clicked inside the terminal");
+        // A control drawn over the terminal keeps the keyboard itself; text elsewhere is no terminal.
+        assert_eq!(terminal_after_click(3), None);
+        assert_eq!(terminal_after_click(4), None);
     }
 }

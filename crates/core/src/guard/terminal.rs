@@ -77,9 +77,10 @@ pub fn is_terminal_class(class: &str) -> bool {
     TERMINAL_CLASSES.contains(&class.as_str())
 }
 
-/// An element that is itself a terminal, by its accessible role.
+/// An element that is itself a terminal, by its accessible role (VTE's `terminal`; a web terminal the
+/// accessibility source recognised, whatever the browser calls it).
 pub fn is_terminal_element(e: &Element) -> bool {
-    e.detail.native_role.eq_ignore_ascii_case("terminal")
+    e.role == handrail_platform::Role::Terminal || e.detail.native_role.eq_ignore_ascii_case("terminal")
 }
 
 /// Which terminal a pending line belongs to: the window (class and process), and the accessible
