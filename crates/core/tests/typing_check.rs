@@ -115,3 +115,44 @@ fn a_terminal_is_checked_in_its_text() {
     assert!(matches!(o.typing, Some(TypingCheck::NotArrived { retried: false, .. })), "{}", o.text());
     assert_eq!(fx.sim.widget(shell).value, "ls -l");
 }
+
+#[test]
+fn an_attempt_lost_both_ways_is_reported_with_what_the_field_holds() {
+    let (mut fx, name, _) = desk();
+    fx.sim.fail_next_typing(TypingFault::Lost);
+    fx.sim.fail_next_alternate_typing(TypingFault::Lost);
+    let o = type_into(&mut fx, "Name", "สวัสดี 👍");
+    assert_eq!(o.status, Status::Error, "{}", o.text());
+    match &o.typing {
+        Some(TypingCheck::NotArrived { holds, retried, .. }) => {
+            assert_eq!(holds, "");
+            assert!(retried, "an empty field is safe to type into again");
+        }
+        other => panic!("{other:?}: {}", o.text()),
+    }
+    let line = o.text().lines().find(|l| l.starts_with("typed: ")).map(str::to_string).unwrap_or_default();
+    assert!(
+        line.starts_with("typed: not_arrived — e")
+            && line.ends_with("does not hold the text as meant; a second attempt sent the other way did not either"),
+        "{line}"
+    );
+    assert_eq!(fx.sim.widget(name).value, "");
+    assert_eq!(alternates(&fx), 1, "one second attempt, no more");
+}
+
+#[test]
+fn a_retry_that_arrives_garbled_is_reported_not_retried_again() {
+    let (mut fx, name, _) = desk();
+    fx.sim.fail_next_typing(TypingFault::Lost);
+    fx.sim.fail_next_alternate_typing(TypingFault::Garbled("日?".into()));
+    let o = type_into(&mut fx, "Name", "日本");
+    assert_eq!(o.status, Status::Error, "{}", o.text());
+    assert!(
+        matches!(&o.typing, Some(TypingCheck::NotArrived { holds, retried: true, .. }) if holds == "日?"),
+        "{}",
+        o.text()
+    );
+    assert!(o.text().contains("holds \"日?\""), "{}", o.text());
+    assert_eq!(fx.sim.widget(name).value, "日?");
+    assert_eq!(alternates(&fx), 1);
+}

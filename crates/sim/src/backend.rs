@@ -109,7 +109,10 @@ impl Input for SimInput {
             TextRoute::Alternate => SimCall::TypeTextAlternate(text.to_string()),
         };
         self.input(call, &[], |w| {
-            let fault = if route == TextRoute::Preferred { w.typing_faults.pop_front() } else { None };
+            let fault = match route {
+                TextRoute::Preferred => w.typing_faults.pop_front(),
+                TextRoute::Alternate => w.alternate_faults.pop_front(),
+            };
             match fault {
                 None => w.type_text(text),
                 Some(TypingFault::Lost) => {}

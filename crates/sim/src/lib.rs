@@ -373,9 +373,15 @@ impl SimDesktop {
     }
 
     /// The next text typed the preferred way meets `fault` (faults queue up, one per text); a text
-    /// typed the other way ([`TextRoute::Alternate`](handrail_platform::TextRoute)) always arrives.
+    /// typed the other way ([`TextRoute::Alternate`](handrail_platform::TextRoute)) arrives unless
+    /// [`SimDesktop::fail_next_alternate_typing`] says otherwise.
     pub fn fail_next_typing(&self, fault: TypingFault) {
         self.shared.lock().typing_faults.push_back(fault);
+    }
+
+    /// The next text typed the other way (a second attempt) meets `fault`.
+    pub fn fail_next_alternate_typing(&self, fault: TypingFault) {
+        self.shared.lock().alternate_faults.push_back(fault);
     }
 
     pub fn set_ocr_available(&self, available: bool) {

@@ -146,6 +146,8 @@ pub(crate) struct World {
     pub blocked: Vec<BlockedRequest>,
     /// Faults for the next texts typed the preferred way, oldest first.
     pub typing_faults: VecDeque<TypingFault>,
+    /// Faults for the next texts typed the other way (a second attempt), oldest first.
+    pub alternate_faults: VecDeque<TypingFault>,
     /// What terminals' shells find on disk, by path as typed; `None`: nothing can be told.
     pub shell_files: Option<std::collections::BTreeMap<String, handrail_platform::FileState>>,
     /// When set, the wall-clock instant up to which real time has been added to `now`
@@ -188,6 +190,7 @@ impl World {
             text_cache: VecDeque::new(),
             blocked: Vec::new(),
             typing_faults: VecDeque::new(),
+            alternate_faults: VecDeque::new(),
             shell_files: None,
             wall_anchor: None,
         }

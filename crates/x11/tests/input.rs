@@ -2,7 +2,8 @@
 //!
 //! One sandbox serves the whole binary; tests take a lock so they never share the keyboard at once.
 //! Readback needs no accessibility: `zenity --entry` prints its entry's text when Return is pressed, and
-//! an xterm running `cat > file` writes what the terminal received. xdotool-like helpers here only
+//! an xterm running `cat > file` writes what the terminal received. Typed text is held to the engine's
+//! rule: exact, or caught and exact on one second attempt by the other route, never silently wrong. xdotool-like helpers here only
 //! *locate* windows (client list, geometry, pixels); every action goes through `X11Input`.
 
 use std::io::Read;
@@ -12,7 +13,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use handrail_core::keys::parse_key_combo;
-use handrail_platform::{Input, MouseButton, PlatformError, Point, ScrollDirection};
+use handrail_platform::{Input, MouseButton, PlatformError, Point, ScrollDirection, TextRoute};
 use handrail_sandbox::{Sandbox, SandboxOptions};
 use handrail_x11::input::{InputOptions, TypingStrategy, X11Input};
 use handrail_x11::Conn;
@@ -235,27 +236,43 @@ fn assert_nothing_pressed(d: &Desk) {
     assert_eq!(mask & 0x1f00, 0, "buttons still pressed (mask {mask:#x})");
 }
 
-/// Types `text` into a fresh `zenity --entry`, presses Return and returns what zenity printed.
-fn zenity_roundtrip(d: &Desk, text: &str) -> String {
+/// Types `text` by `route` into a fresh `zenity --entry`, presses Return and returns what zenity
+/// printed, or the error the typing call returned.
+fn zenity_roundtrip(d: &Desk, text: &str, route: TextRoute) -> Result<String, PlatformError> {
     let app = launch(d, "zenity", &["--entry", "--text=handrail"]);
-    d.input.type_text(text).unwrap_or_else(|e| panic!("type_text: {e}"));
+    let typed = d.input.type_text_via(text, route);
     key(d, "return");
     let (code, out) = finish(app);
     assert_eq!(code, 0, "zenity exit code");
-    out.strip_suffix('\n').unwrap_or(&out).to_string()
+    typed.map(|()| out.strip_suffix('\n').unwrap_or(&out).to_string())
 }
 
+/// Every run is exact, or — as the engine, which reads typed text back and sends a miss once more the
+/// other way (`TextRoute::Alternate`), does — exact on that second attempt. Misses of the preferred
+/// route stay rare (at most a quarter of the runs), so typing that is really broken still fails; a run
+/// that is wrong both ways always fails.
 fn exact_readback(text: &str) {
     let (_g, d) = desk();
+    let mut retried = Vec::new();
     let mut wrong = Vec::new();
     for run in 0..RUNS {
-        let got = zenity_roundtrip(d, text);
-        if got != text {
-            wrong.push((run, got));
-        }
+        let first = zenity_roundtrip(d, text, TextRoute::Preferred);
         assert_nothing_pressed(d);
+        if first.as_deref() == Ok(text) {
+            continue;
+        }
+        retried.push((run, first.clone()));
+        let second = zenity_roundtrip(d, text, TextRoute::Alternate);
+        assert_nothing_pressed(d);
+        if second.as_deref() != Ok(text) {
+            wrong.push((run, first, second));
+        }
     }
-    assert!(wrong.is_empty(), "{} of {RUNS} runs differ from {text:?}: {wrong:?}", wrong.len());
+    assert!(wrong.is_empty(), "{} of {RUNS} runs wrong both ways for {text:?}: {wrong:?}", wrong.len());
+    assert!(retried.len() <= RUNS / 4, "the preferred route missed {} of {RUNS} times: {retried:?}", retried.len());
+    if !retried.is_empty() {
+        eprintln!("{text:?}: {} of {RUNS} exact only on the second attempt: {retried:?}", retried.len());
+    }
 }
 
 #[test]
@@ -555,9 +572,18 @@ fn drag_moves_a_window_by_its_title_bar() {
         let (nx, ny, _, _) = geometry(d, app.window);
         ((nx, ny) == (x - 200, y + 150)).then_some(())
     });
-    // openbox shows a position popup while moving and holds the keyboard until the move ends.
+    // openbox shows a position popup while moving and holds the keyboard until the move ends, which
+    // may be a moment after the popup went: an Escape it still took is pressed again.
     wait_until("the move to end", || (!popups(d).iter().any(|w| !before.contains(w))).then_some(()));
-    key(d, "escape");
+    let mut app = app;
+    let deadline = Instant::now() + WAIT;
+    while matches!(app.child.try_wait(), Ok(None)) && Instant::now() < deadline {
+        key(d, "escape");
+        let pressed = Instant::now();
+        while matches!(app.child.try_wait(), Ok(None)) && pressed.elapsed() < Duration::from_secs(1) {
+            std::thread::sleep(POLL);
+        }
+    }
     assert_eq!(finish(app).0, 1);
     assert_nothing_pressed(d);
 }
@@ -633,7 +659,7 @@ fn pasting_restores_the_previous_clipboard() {
 
     // Typing Thai goes through the clipboard, which must hold "keep me" again afterwards (once the
     // pasting app has left the pasted text alone for a while: the restore is deferred).
-    assert_eq!(zenity_roundtrip(d, "ภาษาไทย"), "ภาษาไทย");
+    assert_eq!(zenity_roundtrip(d, "ภาษาไทย", TextRoute::Preferred).as_deref(), Ok("ภาษาไทย"));
     wait_until("the previous clipboard to come back", || {
         (read_selection(d, clipboard_atom(d)).as_deref() == Some("keep me")).then_some(())
     });
@@ -657,7 +683,7 @@ fn pasting_leaves_an_empty_clipboard_empty() {
     let (_g, d) = desk();
     d.conn.conn.set_selection_owner(NONE, clipboard_atom(d), CURRENT_TIME).expect("clear");
     d.conn.conn.flush().expect("flush");
-    assert_eq!(zenity_roundtrip(d, "日本語"), "日本語");
+    assert_eq!(zenity_roundtrip(d, "日本語", TextRoute::Preferred).as_deref(), Ok("日本語"));
     // Nobody owned the clipboard before, nobody afterwards (the restore is deferred until the app has
     // left the pasted text alone for a while).
     wait_until("the clipboard to be relinquished", || {
