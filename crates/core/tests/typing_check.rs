@@ -67,22 +67,36 @@ fn a_garbled_attempt_into_an_empty_field_is_replaced() {
 }
 
 #[test]
-fn a_garbled_attempt_that_cannot_be_undone_safely_is_reported() {
+fn a_garbled_attempt_between_the_users_own_text_is_replaced_keeping_that_text() {
     let (mut fx, _, note) = desk();
     fx.sim.fail_next_typing(TypingFault::Garbled("c?".into()));
+    let o = type_into(&mut fx, "Note", "cd");
+    assert_eq!(o.status, Status::Ok, "{}", o.text());
+    assert!(matches!(o.typing, Some(TypingCheck::ArrivedOnRetry { ref first, .. }) if first == "abc?"), "{}", o.text());
+    assert_eq!(fx.sim.widget(note).value, "abcd", "the user's \"ab\" kept, the garbage gone, the text once");
+    assert_eq!(alternates(&fx), 1);
+    // The second attempt rewrote the line the user had, with the text where the first one went.
+    let calls = fx.sim.calls();
+    assert!(calls.iter().any(|c| matches!(c, SimCall::TypeTextAlternate(t) if t == "abcd")), "{calls:?}");
+}
+
+#[test]
+fn a_garbled_replacement_that_fails_again_is_reported_with_what_the_field_holds() {
+    let (mut fx, _, note) = desk();
+    fx.sim.fail_next_typing(TypingFault::Garbled("c?".into()));
+    fx.sim.fail_next_alternate_typing(TypingFault::Lost);
     let o = type_into(&mut fx, "Note", "cd");
     assert_eq!(o.status, Status::Error, "{}", o.text());
     assert!(o.tag().starts_with("[error"), "{}", o.tag());
     match &o.typing {
         Some(TypingCheck::NotArrived { holds, retried, .. }) => {
             assert_eq!(holds, "abc?");
-            assert!(!retried, "the user's own text would have been retyped");
+            assert!(retried);
         }
         other => panic!("{other:?}: {}", o.text()),
     }
     assert!(o.text().contains("holds \"abc?\""), "{}", o.text());
     assert_eq!(fx.sim.widget(note).value, "abc?", "nothing more was sent");
-    assert_eq!(alternates(&fx), 0);
 }
 
 #[test]

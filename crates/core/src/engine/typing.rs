@@ -6,8 +6,10 @@
 //! observation must hold exactly one more occurrence of the text than before. When it does not, the screen gets a
 //! short grace to catch up (accessibility reports values through events) and is read again; then, once,
 //! the text is sent the other way ([`TextRoute::Alternate`]: keys where a paste was used, or the
-//! reverse) — but only where nothing half-typed is left behind: when nothing arrived, or when the field
-//! was empty (select all, then the second attempt replaces what the first left). Otherwise the result
+//! reverse) — but only where nothing half-typed is left behind: when nothing arrived; when the field
+//! was empty (select all, then the second attempt replaces what the first left); or, in a single-line
+//! entry whose own text survived whole around one inserted run of garbage, by selecting all and typing
+//! the line as meant (the user's text with the meant text where the garbage was). Otherwise the result
 //! says plainly what the field holds. Text with a newline or Tab is not checked: Return may submit the
 //! field and Tab moves focus, so the field's text proves nothing either way.
 
@@ -118,10 +120,15 @@ impl Typed<'_, '_> {
             }
             Read::Holds { element, holds, arrival, focused } => {
                 let safe = focused && !terminal && (arrival == Arrival::Nothing || held.is_empty());
-                if !safe {
+                let replace = if safe || !focused || terminal || arrival != Arrival::Wrong {
+                    None
+                } else {
+                    replacement(before, &held, &holds, text)
+                };
+                if !safe && replace.is_none() {
                     return Ok(TypingCheck::NotArrived { element, holds, retried: false });
                 }
-                (element, holds, arrival)
+                (element, holds, replace.map_or(Retry::Again(arrival), Retry::Replace))
             }
         };
         log::warn!(
@@ -129,12 +136,21 @@ impl Typed<'_, '_> {
             holds.chars().count(),
             text.chars().count()
         );
-        if how == Arrival::Wrong {
-            // The field was empty: select what the first attempt left, so the second replaces it.
-            let select_all = KeyCombo { modifiers: Modifiers { ctrl: true, ..Modifiers::default() }, key: "a".into() };
-            self.desktop.input.key(&select_all)?;
+        let select_all = KeyCombo { modifiers: Modifiers { ctrl: true, ..Modifiers::default() }, key: "a".into() };
+        match &how {
+            Retry::Again(Arrival::Wrong) => {
+                // The field was empty: select what the first attempt left, so the second replaces it.
+                self.desktop.input.key(&select_all)?;
+                self.desktop.input.type_text_via(text, TextRoute::Alternate)?;
+            }
+            Retry::Again(_) => self.desktop.input.type_text_via(text, TextRoute::Alternate)?,
+            Retry::Replace(whole) => {
+                // The first attempt's garbage sits between the user's own text: replace the whole
+                // line with that text and what was meant, where the first attempt put it.
+                self.desktop.input.key(&select_all)?;
+                self.desktop.input.type_text_via(whole, TextRoute::Alternate)?;
+            }
         }
-        self.desktop.input.type_text_via(text, TextRoute::Alternate)?;
         *settle_time += self.watch.wait(&self.config.settle)?.waited;
         *fresh = observe(self.desktop, self.config, self.tracker, None, self.marks)?;
         let retried = self.read(text, &held, before, fresh, settle_time)?;
@@ -180,6 +196,35 @@ impl Typed<'_, '_> {
     }
 }
 
+/// How the second attempt goes.
+enum Retry {
+    /// The text again (over a selection of everything, when the field was empty but is not now).
+    Again(Arrival),
+    /// The field's whole line, rewritten: the user's text with the meant text where the garbage is.
+    Replace(String),
+}
+
+/// For a single-line entry whose user text survived whole, with garbage inserted at one place: the
+/// line as it was meant to become (the user's text, the meant text at that place). None wherever
+/// rewriting the line could lose anything: a multi-line or rich field, a value that may be cut short,
+/// garbage that replaced some of the user's text.
+fn replacement(before: &Element, held: &str, holds: &str, text: &str) -> Option<String> {
+    if before.role != handrail_platform::Role::Entry {
+        return None;
+    }
+    let (h, g): (Vec<char>, Vec<char>) = (held.chars().collect(), holds.chars().collect());
+    if h.is_empty() || g.len() <= h.len() || g.len() >= AX_TEXT_LIMIT {
+        return None;
+    }
+    let prefix = h.iter().zip(&g).take_while(|(a, b)| a == b).count();
+    let suffix = h.iter().rev().zip(g.iter().rev()).take_while(|(a, b)| a == b).count().min(h.len() - prefix);
+    if prefix + suffix != h.len() {
+        return None;
+    }
+    let byte = held.char_indices().nth(prefix).map_or(held.len(), |(i, _)| i);
+    Some(format!("{}{text}{}", &held[..byte], &held[byte..]))
+}
+
 enum Read {
     Holds { element: crate::ids::ElementId, holds: String, arrival: Arrival, focused: bool },
     Gone(String),
@@ -188,6 +233,44 @@ enum Read {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_is_rewritten_only_where_nothing_of_the_users_text_can_be_lost() {
+        use crate::ids::ElementId;
+        use crate::observation::{ElementDetail, Source};
+        use handrail_platform::{Rect, Role};
+        let field = |role| Element {
+            id: ElementId(1),
+            role,
+            label: "Note".into(),
+            value: None,
+            bounds: Rect::new(0, 0, 100, 20),
+            states: States::FOCUSED,
+            source: Source::Ax,
+            app: "app".into(),
+            window: "w".into(),
+            owner: None,
+            detail: ElementDetail::default(),
+        };
+        let entry = field(Role::Entry);
+        // Garbage at the end, at the start, in the middle (the caret was there): the meant text goes
+        // where the garbage is, the user's text stays.
+        assert_eq!(replacement(&entry, "ab", "abc?", "cd").as_deref(), Some("abcd"));
+        assert_eq!(replacement(&entry, "ab", "?ab", "x").as_deref(), Some("xab"));
+        assert_eq!(replacement(&entry, "ab", "a??b", "ไทย").as_deref(), Some("aไทยb"));
+        assert_eq!(replacement(&entry, "สวัส", "สวัสดี?", "ดี").as_deref(), Some("สวัสดี"));
+        // Repeated letters: any place the garbage can be read at gives the same line.
+        assert_eq!(replacement(&entry, "aa", "aaX", "b").as_deref(), Some("aab"));
+        // The user's text did not survive whole, nothing was added, or the field was empty.
+        assert_eq!(replacement(&entry, "abc", "aXc", "b"), None);
+        assert_eq!(replacement(&entry, "abc", "ab", "d"), None);
+        assert_eq!(replacement(&entry, "", "x?", "xy"), None);
+        // Multi-line, terminal or rich fields are never rewritten; nor a value that may be cut short.
+        assert_eq!(replacement(&field(Role::TextArea), "ab", "abc?", "cd"), None);
+        assert_eq!(replacement(&field(Role::Terminal), "ab", "abc?", "cd"), None);
+        let long = "x".repeat(AX_TEXT_LIMIT);
+        assert_eq!(replacement(&entry, "ab", &format!("ab{long}"), "cd"), None);
+    }
 
     #[test]
     fn arrivals() {
