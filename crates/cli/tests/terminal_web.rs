@@ -12,7 +12,7 @@ mod common;
 use common::Agent;
 use handrail_core::{Config, Engine, GuardDecision, Mode, Outcome, Status, Vision};
 use handrail_sandbox::{Sandbox, SandboxOptions};
-use handrail_testkit::LineApp;
+use handrail_testkit::{wait_until, LineApp};
 use handrail_x11::{X11Desktop, X11Options};
 
 fn refused(o: &Outcome) {
@@ -25,11 +25,8 @@ fn sent(o: &Outcome) {
 }
 
 fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    while !cond() {
-        assert!(Instant::now() < deadline, "never: {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let met = wait_until(Duration::from_secs(15), Duration::from_millis(50), || cond().then_some(()));
+    assert!(met.is_some(), "never: {what}");
 }
 
 /// Everything the page has sent the shell so far.
