@@ -806,11 +806,11 @@ impl Walker<'_> {
                 FieldB::Text => {
                     // Double-check: never keep text of a secret field, whatever happened.
                     if !node.is_secure() {
-                        let text = clean_text(v.as_str().unwrap_or_default());
+                        let raw = v.as_str().unwrap_or_default();
                         if node.role().is_text_input() {
-                            offer_value(node, text, true);
+                            offer_value(node, input_text(raw), true);
                         } else if node.name.trim().is_empty() {
-                            node.name = text;
+                            node.name = clean_text(raw);
                         }
                     }
                 }
@@ -1073,6 +1073,13 @@ fn clean_text(s: &str) -> String {
     clip(s.trim(), MAX_TEXT_CHARS)
 }
 
+/// What a text input holds, exactly as it holds it (spaces at either end are part of what was
+/// typed, and the typing check compares them), without object-replacement characters.
+fn input_text(s: &str) -> String {
+    let s: String = s.chars().filter(|&c| c != '\u{fffc}').collect();
+    clip(&s, MAX_TEXT_CHARS)
+}
+
 fn format_number(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 {
         format!("{}", v as i64)
@@ -1090,6 +1097,7 @@ mod tests {
         assert_eq!(clip("abcdef", 3), "abc");
         assert_eq!(clip("ภาษาไทย", 2), "ภา");
         assert_eq!(clean_text(" a\u{fffc}b "), "ab");
+        assert_eq!(input_text(" a\u{fffc}b "), " ab ");
         let screen = format!("{}$ echo last\nlast\n$   \n", "x".repeat(2 * MAX_TEXT_CHARS));
         let tail = tail_text(&screen);
         assert_eq!(tail.chars().count(), MAX_TEXT_CHARS);

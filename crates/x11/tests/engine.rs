@@ -135,6 +135,10 @@ fn the_engine_targets_real_widgets_by_element_id() {
     // Read back from the entry itself through accessibility.
     assert!(matches!(o.typing, Some(TypingCheck::Arrived { .. })), "{}", o.text());
     assert!(o.text().contains("typed: arrived"), "{}", o.text());
+    // Spaces at either end of what was typed are part of it, read back as they are.
+    let o = on(&mut engine, "type", "entry", "Name", &[("text", " and more ")]);
+    assert!(matches!(o.typing, Some(TypingCheck::Arrived { .. })), "{}", o.text());
+    assert!(app.wait_for(|l| l == "name=Grace Hopper and more ").is_some());
 
     // The password field, the destructive button: refused, and the app never hears of it.
     let o = on(&mut engine, "type", "password_entry", "Password", &[("text", "hunter2")]);
