@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use handrail_platform::BlockedRequest;
+use handrail_platform::{BlockedRequest, Rect};
 
 use crate::diff::{SemanticDiff, VisualDiff};
 use crate::ids::{ElementId, ObservationId};
@@ -169,6 +169,10 @@ pub struct Outcome {
     /// The screen changed, but only outside the target's window and app (named here): the input did
     /// not visibly reach its target. The status is then `no_visible_change`.
     pub elsewhere: Option<String>,
+    /// Regions (screenshot coordinates) where an animation began with this action, in a window it
+    /// opened, and was still going when the rest of the screen settled (a spinner, a progress bar):
+    /// the wait did not hold for it, so what it shows may still change.
+    pub animating: Vec<Rect>,
     /// Marks the start and end of text read off the screen in [`Outcome::text`].
     pub boundary: String,
     pub(crate) listing: crate::render::Listing,

@@ -428,6 +428,14 @@ pub fn outcome_text(o: &Outcome) -> String {
         }
         None => {}
     }
+    if !o.animating.is_empty() {
+        let regions: Vec<String> = o.animating.iter().map(|r| r.to_string()).collect();
+        let _ = writeln!(
+            out,
+            "still moving: {} (began with this action and kept going; not waited for, so it may still change — see again to follow it, or pass expect)",
+            regions.join(", ")
+        );
+    }
     if o.observation.is_none() {
         if let Some(latest) = o.latest {
             let _ = writeln!(out, "latest observation: {latest}");

@@ -168,10 +168,15 @@ pub struct SettleReport {
     pub waited: Duration,
     /// False when the ceiling was hit while the screen was still changing.
     pub settled: bool,
-    /// Whether any (non-ignored) change was seen at all.
+    /// Whether any change the wait held for was seen at all (not an animation already running, nor
+    /// one recognised in `began`).
     pub saw_change: bool,
     /// Regions (screen coordinates) that were already animating before the action and were ignored.
     pub ignored: Vec<Rect>,
+    /// Regions (screen coordinates) where an animation began during the wait (a spinner in a window
+    /// the action opened) and kept going: the wait did not hold for them once they were recognised.
+    /// Their repaints are still changes: `wait_for_change` reports them.
+    pub began: Vec<Rect>,
 }
 
 /// Watches for screen changes from the moment it is created.

@@ -11,7 +11,7 @@ use handrail_platform::{
 };
 
 use crate::render::{self, PgmEncoder};
-use crate::spec::WidgetId;
+use crate::spec::{WidgetId, WindowId};
 use crate::world::{TypingFault, World, INPUT_STEP, SPINNER_STEP};
 use crate::{layout, SimCall};
 
@@ -164,6 +164,10 @@ impl Windows for SimWindows {
 
 pub(crate) struct SimSettle(pub(crate) Shared);
 
+/// How long a spinner that appears with a new window during a wait keeps the wait going before it
+/// counts as part of that window's look (as on X11: a steady repaint for 0.4 s).
+pub const BEGAN_SUSTAIN: Duration = Duration::from_millis(400);
+
 impl Settle for SimSettle {
     fn watch(&self) -> Result<Box<dyn SettleWatch + '_>, PlatformError> {
         let mut w = self.0.lock();
@@ -174,6 +178,8 @@ impl Settle for SimSettle {
             unsettled: None,
             // Animations already running are background noise, not the action's doing.
             ignored: w.shown_spinners(),
+            open_before: w.open_windows().map(|d| d.id).collect(),
+            began: Vec::new(),
         }))
     }
 }
@@ -187,11 +193,44 @@ struct SimWatch {
     /// from there rather than waiting for yet another change.
     unsettled: Option<Duration>,
     ignored: Vec<WidgetId>,
+    /// Windows open at `watch()`: a spinner in any other window began with a window the action opened.
+    open_before: Vec<WindowId>,
+    /// Spinners of new windows, with the time each was first seen turning during this watch.
+    began: Vec<(WidgetId, Duration)>,
+}
+
+impl SimWatch {
+    /// Until when the spinners that are not background noise hold the wait (None: none do). One in a
+    /// window open before the watch holds it for good; one in a new window, until it has turned for
+    /// [`BEGAN_SUSTAIN`].
+    fn holding(&mut self, w: &World) -> Option<Duration> {
+        let mut until: Option<Duration> = None;
+        for id in w.shown_spinners().into_iter().filter(|id| !self.ignored.contains(id)) {
+            let in_new_window = w.widget(id).is_some_and(|d| !self.open_before.contains(&d.window));
+            let hold = if in_new_window {
+                let since = match self.began.iter().find(|(b, _)| *b == id) {
+                    Some((_, since)) => *since,
+                    None => {
+                        self.began.push((id, w.now));
+                        w.now
+                    }
+                };
+                since + BEGAN_SUSTAIN
+            } else {
+                Duration::MAX
+            };
+            if hold > w.now {
+                until = Some(until.map_or(hold, |u| u.min(hold)));
+            }
+        }
+        until
+    }
 }
 
 impl SettleWatch for SimWatch {
     fn wait(&mut self, request: &SettleRequest) -> Result<SettleReport, PlatformError> {
-        let mut w = self.shared.lock();
+        let shared = self.shared.clone();
+        let mut w = shared.lock();
         w.calls.push(SimCall::Wait(*request));
         let start = w.now;
         let ceiling = start + request.ceiling;
@@ -200,16 +239,22 @@ impl SettleWatch for SimWatch {
         let mut last_change = if seen != self.baseline { Some(w.last_change_at) } else { self.unsettled };
         self.unsettled = None;
         let settled = loop {
-            let animating = w.animating(&self.ignored);
-            if animating {
-                last_change = Some(w.now);
+            let now = w.now;
+            let holding = self.holding(&w);
+            if holding.is_some() {
+                last_change = last_change.max(Some(now));
             }
             // The time the wait ends unless a reaction comes first: the response window while nothing
-            // has changed, the end of the quiet period after a change, the ceiling while animating.
-            let deadline = match last_change {
-                None => first_deadline,
-                Some(_) if animating => ceiling,
-                Some(at) => (at + request.quiet).min(ceiling),
+            // has changed, the end of the quiet period after a change, while a spinner holds the wait
+            // the time it lets go (or the ceiling).
+            let deadline = match (last_change, holding) {
+                (_, Some(_)) if now >= ceiling => break false,
+                (_, Some(until)) => until.min(ceiling),
+                (None, None) if now >= first_deadline => break true,
+                (None, None) => first_deadline,
+                (Some(at), None) if now >= at + request.quiet => break true,
+                (Some(_), None) if now >= ceiling => break false,
+                (Some(at), None) => (at + request.quiet).min(ceiling),
             };
             match w.next_due() {
                 Some(due) if due <= deadline => {
@@ -219,24 +264,17 @@ impl SettleWatch for SimWatch {
                         last_change = Some(w.last_change_at);
                     }
                 }
-                _ => {
-                    let end = deadline.max(w.now);
-                    w.advance_to(end);
-                    break match last_change {
-                        None => true,
-                        Some(at) => !animating && at + request.quiet <= ceiling,
-                    };
-                }
+                _ => w.advance_to(deadline.max(now)),
             }
         };
         self.baseline = w.changes;
-        let ignored = self
-            .ignored
-            .iter()
-            .filter(|id| w.is_shown(**id))
-            .filter_map(|id| w.widget(*id).map(|d| d.bounds()))
-            .collect();
-        Ok(SettleReport { waited: w.now - start, settled, saw_change: last_change.is_some(), ignored })
+        let bounds = |ids: &mut dyn Iterator<Item = WidgetId>| -> Vec<Rect> {
+            ids.filter(|id| w.is_shown(*id)).filter_map(|id| w.widget(id).map(|d| d.bounds())).collect()
+        };
+        let ignored = bounds(&mut self.ignored.iter().copied());
+        let began =
+            bounds(&mut self.began.iter().filter(|(_, since)| *since + BEGAN_SUSTAIN <= w.now).map(|(id, _)| *id));
+        Ok(SettleReport { waited: w.now - start, settled, saw_change: last_change.is_some(), ignored, began })
     }
 
     fn wait_for_change(&mut self, timeout: Duration) -> Result<bool, PlatformError> {

@@ -155,6 +155,28 @@ fn spinner_that_stops_lets_the_screen_settle() {
 }
 
 #[test]
+fn a_spinner_that_comes_with_a_new_window_lets_the_wait_go_once_it_has_turned_a_while() {
+    let sim = SimDesktop::new(SCREEN);
+    let spec = WindowSpec::new("Factory", "Widget factory").widget(Widget::spinner()).widget(Widget::button("OK"));
+    sim.register_app_delayed("Factory", spec, ms(300));
+    let d = sim.desktop();
+    let launched_at = sim.now();
+    let report = settle(&d, || {
+        d.windows.launch_app("factory").unwrap();
+    });
+    assert!(report.saw_change && report.settled, "{report:?}");
+    // The window opened 300 ms after the launch; its spinner held the wait for as long again as it
+    // takes to count as part of the window.
+    assert_eq!(sim.now(), launched_at + ms(300) + crate::backend::BEGAN_SUSTAIN, "{report:?}");
+    assert_eq!(report.began.len(), 1, "the spinner is named: {report:?}");
+    assert!(report.ignored.is_empty(), "{report:?}");
+    // Its turns are still changes for whoever keeps looking, and the next watch knows it from the start.
+    let mut watch = d.settle.watch().unwrap();
+    assert!(!watch.wait_for_change(ms(500)).unwrap(), "a running spinner is background now");
+    assert_eq!(watch.wait(&SettleRequest::default()).unwrap().ignored.len(), 1);
+}
+
+#[test]
 fn spinner_pixels_change_with_virtual_time() {
     let (sim, d, win) = editor();
     let spinner = sim.add_widget(win, Widget::spinner());

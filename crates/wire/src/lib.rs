@@ -296,6 +296,7 @@ pub fn encode_outcome(o: &Outcome) -> Value {
         "blocked": blocked(&o.blocked, MAX_BLOCKED_ENCODED),
         "blocked_count": o.blocked.len(),
         "typing": o.typing.as_ref().map(typing),
+        "animating": o.animating.iter().map(|r| [r.x as i64, r.y as i64, r.width as i64, r.height as i64]).collect::<Vec<_>>(),
         "observation": o.observation.as_deref().map(encode_observation),
         "latest_observation": o.observation.as_ref().map(|ob| ob.id).or(o.latest).map(|id| id.to_string()),
     })

@@ -256,6 +256,33 @@ fn wait_for_change_sees_a_change_and_the_next_wait_settles_from_it() {
     assert!(report.waited < SettleRequest::default().ceiling, "{report:?}");
 }
 
+/// An animation that comes with a window the action opened (a spinner in a new app) stops holding
+/// the wait once it has repainted steadily for a while, and is named; the same repainting in a
+/// window that was already there would be waited for (the root animation above hits the ceiling).
+#[test]
+fn an_animation_that_comes_with_a_new_window_lets_the_wait_go_and_is_named() {
+    let d = desk();
+    let req = SettleRequest { response_window: ms(3000), quiet: ms(300), ceiling: ms(8000) };
+    let mut watch = d.settle.watch().unwrap();
+    let _app = d.spawn(
+        "xterm",
+        &["-T", "ticker", "-geometry", "24x3+400+300", "-e", "sh", "-c", "while :; do date +%N; sleep 0.03; done"],
+    );
+    let report = watch.wait(&req).unwrap();
+    let window = d.window_rect("ticker").expect("the ticker window is up");
+    assert!(report.saw_change && report.settled, "{report:?}");
+    assert!(report.waited < ms(6000), "let go long before the ceiling: {report:?}");
+    assert!(!report.began.is_empty(), "the animation is named: {report:?}");
+    let grown = Rect::new(window.x - 32, window.y - 32, window.width + 64, window.height + 64);
+    assert!(report.began.iter().all(|r| grown.contains_rect(r)), "inside the new window {window}: {report:?}");
+    // Its repaints still count for whoever keeps looking (an `expect`).
+    assert!(watch.wait_for_change(ms(1000)).unwrap());
+    drop(watch);
+    // The next watch knows it as running from its start.
+    let report = d.settle.watch().unwrap().wait(&SettleRequest::default()).unwrap();
+    assert!(!report.saw_change && report.settled && !report.ignored.is_empty(), "{report:?}");
+}
+
 #[test]
 fn detection_can_be_switched_off() {
     let d = desk();

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use handrail_platform::{
     AxHealth, AxLimits, AxSnapshot, Desktop, MouseButton, OcrHealth, PlatformError, Point, Rect, SettleReport,
-    SettleRequest, Size,
+    SettleRequest, SettleWatch, Size,
 };
 
 use crate::diff::attribution::{place, Placement, Scene as AttributionScene};
@@ -245,6 +245,7 @@ fn bare(
         typing: None,
         windows: Vec::new(),
         elsewhere: None,
+        animating: Vec::new(),
         boundary: String::new(),
         listing: Listing::default(),
     }
@@ -838,8 +839,9 @@ impl Engine {
         };
         let semantic = SemanticDiff::between(before_view, StateView::of(&fresh.obs), ocr_before.as_deref());
         let scale = fresh.obs.scale;
-        let ignored: Vec<Rect> =
-            settle_report.ignored.iter().map(|r| if scale == 1.0 { *r } else { r.scaled(1.0 / scale) }).collect();
+        let to_image = |r: &Rect| if scale == 1.0 { *r } else { r.scaled(1.0 / scale) };
+        let ignored: Vec<Rect> = settle_report.ignored.iter().map(to_image).collect();
+        let animating: Vec<Rect> = settle_report.began.iter().map(to_image).collect();
         let visual = VisualDiff::between(&probe.thumbnail, &fresh.obs.thumbnail, &ignored);
         let changes = Changes { semantic, visual };
         let elsewhere = match aims.first().filter(|_| reaches_its_target(&request.command)) {
@@ -887,6 +889,7 @@ impl Engine {
         o.expect = request.expect.clone().zip(expect_outcome);
         o.timings.settle = settle_time;
         o.timings.settled = Some(settle_report.settled);
+        o.animating = animating;
         if let Some(window) = &elsewhere {
             let target = aims.first().map(|a| a.element.id.to_string()).unwrap_or_default();
             o.message = Some(format!(
@@ -969,9 +972,7 @@ fn act_settle_observe(
 ) -> Result<Acted, PlatformError> {
     let mut watch = desktop.settle.watch()?;
     perform(desktop, request, aims, &config.url_policy)?;
-    let settle = watch.wait(&config.settle)?;
-    let mut settle_time = settle.waited;
-    let mut fresh = observe(desktop, config, tracker, None, marks)?;
+    let (settle, mut settle_time, mut fresh) = settle_and_observe(desktop, config, tracker, marks, &mut *watch)?;
     let typing = match (typed_into, &request.command) {
         (Some(Ok(before)), Command::Type { text, .. }) => {
             let mut typed = typing::Typed { desktop, config, tracker: &mut *tracker, marks, watch: &mut *watch };
@@ -1000,6 +1001,46 @@ fn act_settle_observe(
         }
     }
     Ok(Acted { settle, settle_time, fresh, expect: expect_outcome, typing })
+}
+
+/// How long the screen must have been still before the observation is taken while the rest of the
+/// quiet period runs (see [`settle_and_observe`]).
+const OBSERVE_AFTER_STILL: Duration = Duration::from_millis(40);
+
+/// Waits for the screen to settle and observes it, overlapping the two: the observation is taken
+/// once the screen has been still for [`OBSERVE_AFTER_STILL`], and kept if nothing changes until the
+/// quiet period is over; otherwise the wait goes on as usual and the screen is observed again. The
+/// observation either way shows a screen that stayed unchanged from its capture to the end of a
+/// full quiet period.
+fn settle_and_observe(
+    desktop: &Desktop,
+    config: &Config,
+    tracker: &mut IdTracker,
+    marks: bool,
+    watch: &mut dyn SettleWatch,
+) -> Result<(SettleReport, Duration, Fresh), PlatformError> {
+    let quiet = config.settle.quiet;
+    let early = SettleRequest { quiet: quiet.min(OBSERVE_AFTER_STILL), ..config.settle };
+    let first = watch.wait(&early)?;
+    if !first.saw_change || !first.settled || early.quiet >= quiet {
+        let fresh = observe(desktop, config, tracker, None, marks)?;
+        return Ok((first.clone(), first.waited, fresh));
+    }
+    let captured = desktop.clock.now();
+    let fresh = observe(desktop, config, tracker, None, marks)?;
+    let rest = (quiet - early.quiet).saturating_sub(desktop.clock.now().saturating_sub(captured));
+    let ceiling = config.settle.ceiling.saturating_sub(first.waited);
+    let check = watch.wait(&SettleRequest { response_window: rest, quiet, ceiling })?;
+    let waited = first.waited + check.waited;
+    let mut report = SettleReport { waited, saw_change: true, ..check.clone() };
+    if !check.saw_change {
+        // Still since the capture: what the observation shows is what the screen settled on.
+        report.ignored = first.ignored;
+        report.began = if check.began.is_empty() { first.began } else { check.began };
+        return Ok((report, waited, fresh));
+    }
+    // It changed again after the capture; the check waited that out: look again.
+    Ok((report, waited, observe(desktop, config, tracker, None, marks)?))
 }
 
 /// What the screen looks like just before an action.

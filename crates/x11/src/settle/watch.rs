@@ -1,0 +1,404 @@
+//! One watch: which damage since `watch()` is news, and when the news has stopped.
+//!
+//! Damage is first held against the animations that were running at `watch()` (their cells, a halo
+//! of one cell, and for slow ones their beat); what they do not account for is news. News is then
+//! tracked per cell, so that an animation which *began* during the watch (the spinner of a window the
+//! action opened) is recognised once it has repainted steadily for [`BEGAN_SUSTAIN`], and stops
+//! holding the wait. The news stays on record: `wait_for_change` still reports it (an `expect` keeps
+//! looking while anything moves), and the animation is named in the report.
+
+use std::time::{Duration, Instant};
+
+use handrail_platform::{PlatformError, Rect, SettleReport, SettleRequest, SettleWatch};
+use log::debug;
+
+use super::grid::{Grid, Rhythm, MIN_RUNNING_SLACK};
+use super::{Shared, State, LOG_CAPACITY};
+
+/// Bursts a cell must repaint in, in one run, to count as an animation that began during the watch.
+const BEGAN_MIN_BURSTS: u32 = 5;
+/// How long the run must have lasted: a finite effect (a window drawing itself, a page loading, a
+/// scroll) is over well within this; a spinner is not.
+const BEGAN_SUSTAIN: Duration = Duration::from_millis(400);
+/// A longer gap between two repaints ends a run: what repaints in irregular steps (a page loading
+/// part by part) or slowly (a caret) leaves gaps the wait can end in.
+const BEGAN_MAX_GAP: Duration = Duration::from_millis(250);
+/// Animations that began during the watch are let go only while together they cover at most this
+/// share of the screen (one in N cells): a screen that is mostly repainting (a full-screen
+/// transition, a page drawing itself) is what the person is looking at.
+const BEGAN_MAX_SHARE: usize = 3;
+
+/// One cell's news: its current run of repaints (bursts) with no gap over [`BEGAN_MAX_GAP`].
+#[derive(Clone, Copy, Default)]
+struct Repaints {
+    first: Option<Instant>,
+    beat: Option<Instant>,
+    bursts: u32,
+    last: Option<Instant>,
+}
+
+impl Repaints {
+    fn damage(&mut self, at: Instant, gap: Duration) {
+        self.last = self.last.max(Some(at));
+        if let Some(beat) = self.beat {
+            let since = at.saturating_duration_since(beat);
+            if since < gap {
+                return;
+            }
+            if since > BEGAN_MAX_GAP {
+                self.first = None;
+                self.bursts = 0;
+            }
+        }
+        self.beat = Some(at);
+        self.bursts += 1;
+        self.first.get_or_insert(at);
+    }
+
+    fn mean_interval(&self) -> Option<Duration> {
+        let (first, beat) = (self.first?, self.beat?);
+        (self.bursts >= 2).then(|| beat.saturating_duration_since(first) / (self.bursts - 1))
+    }
+
+    /// Has repainted steadily for long enough, and is still going at `now`.
+    fn is_animation(&self, now: Instant) -> bool {
+        let (Some(first), Some(beat), Some(last), Some(mean)) =
+            (self.first, self.beat, self.last, self.mean_interval())
+        else {
+            return false;
+        };
+        self.bursts >= BEGAN_MIN_BURSTS
+            && beat.saturating_duration_since(first) >= BEGAN_SUSTAIN
+            && now.saturating_duration_since(last) <= (mean * 3).max(MIN_RUNNING_SLACK)
+    }
+}
+
+struct News {
+    at: Instant,
+    rect: Rect,
+    /// False for entries that stand for damage lost to a flood, or seen after the screen was resized:
+    /// those always count.
+    excusable: bool,
+}
+
+/// One watch. See the [module docs](self).
+pub(super) struct X11Watch<'a> {
+    shared: &'a Shared,
+    display: &'a str,
+    /// Grid generation the per-cell state was taken from.
+    generation: u64,
+    /// When `watch()` was called: windows mapped since then opened during the watch.
+    started: Instant,
+    burst_gap: Duration,
+    /// Animations running at `watch()`, by cell; the same cells grown by one; as rectangles.
+    running: Vec<Option<Rhythm>>,
+    running_halo: Vec<bool>,
+    running_rects: Vec<Rect>,
+    /// Sequence number of the first log entry not read yet.
+    cursor: u64,
+    /// Damage since `watch()` the running animations do not account for, oldest first.
+    news: Vec<News>,
+    repaints: Vec<Repaints>,
+    /// Cells where an animation began during the watch; the same grown by one (empty when none).
+    began: Vec<bool>,
+    began_halo: Vec<bool>,
+    /// `news[..floor]` was waited out by an earlier `wait`; `news[..reported]` was reported by
+    /// `wait_for_change`.
+    floor: usize,
+    reported: usize,
+    /// The newest entry of `news[floor..scanned]` that no animation which began accounts for.
+    newest: Option<Instant>,
+    scanned: usize,
+}
+
+impl<'a> X11Watch<'a> {
+    pub(super) fn new(
+        shared: &'a Shared,
+        display: &'a str,
+        st: &State,
+        running: Vec<Option<Rhythm>>,
+        burst_gap: Duration,
+    ) -> X11Watch<'a> {
+        let mask: Vec<bool> = running.iter().map(Option::is_some).collect();
+        let (running_halo, running_rects) = if mask.contains(&true) {
+            let rects = st.grid.rects(&mask);
+            debug!("settle on {display}: ignoring animating regions {rects:?}");
+            (st.grid.dilate(&mask), rects)
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        X11Watch {
+            shared,
+            display,
+            generation: st.generation,
+            started: Instant::now(),
+            burst_gap,
+            running,
+            running_halo,
+            running_rects,
+            cursor: st.first_seq + st.log.len() as u64,
+            news: Vec::new(),
+            repaints: vec![Repaints::default(); st.grid.len()],
+            began: Vec::new(),
+            began_halo: Vec::new(),
+            floor: 0,
+            reported: 0,
+            newest: None,
+            scanned: 0,
+        }
+    }
+
+    /// Reads the log entries not seen yet into `news`.
+    fn read_log(&mut self, st: &State) -> Result<(), PlatformError> {
+        if let Some(why) = &st.failed {
+            return Err(PlatformError::Failed(why.clone()));
+        }
+        let screen = Rect::new(0, 0, st.grid.width, st.grid.height);
+        if self.cursor < st.first_seq {
+            // Entries were dropped before we read them: a change over everything, at the latest time
+            // it can have happened.
+            if let Some(&(at, _)) = st.log.front() {
+                self.push(News { at, rect: screen, excusable: false });
+            }
+            self.cursor = st.first_seq;
+        }
+        let start = usize::try_from(self.cursor - st.first_seq).unwrap_or(usize::MAX);
+        // After a resize the cells no longer line up with what was learned: everything counts.
+        let cells_valid = st.generation == self.generation;
+        for &(at, rect) in st.log.iter().skip(start) {
+            if cells_valid && self.is_running_animation(&st.grid, at, rect) {
+                continue;
+            }
+            if cells_valid {
+                for i in st.grid.cells_of(rect) {
+                    self.repaints[i].damage(at, self.burst_gap);
+                }
+            }
+            if self.news.len() == self.floor {
+                debug!("settle on {}: change at {rect}", self.display);
+            }
+            self.push(News { at, rect, excusable: cells_valid });
+        }
+        self.cursor = st.first_seq + st.log.len() as u64;
+        Ok(())
+    }
+
+    fn push(&mut self, news: News) {
+        if self.news.len() >= LOG_CAPACITY {
+            // Keep the record bounded: the older half becomes one entry that always counts.
+            let dropped = self.news.len() / 2;
+            let at = self.news[..dropped].iter().map(|n| n.at).max();
+            self.news.drain(..dropped);
+            if let Some(at) = at {
+                // Never excused, whatever its rectangle.
+                self.news.insert(0, News { at, rect: Rect::new(0, 0, 0, 0), excusable: false });
+            }
+            let shift = dropped.saturating_sub(1);
+            self.floor = self.floor.saturating_sub(shift);
+            self.reported = self.reported.saturating_sub(shift);
+            self.rescan();
+        }
+        self.news.push(news);
+    }
+
+    /// Damage an animation running at `watch()` accounts for: it touches one of its cells, stays
+    /// within one cell of them, and comes on the beat of every slow one it touches.
+    fn is_running_animation(&mut self, grid: &Grid, at: Instant, rect: Rect) -> bool {
+        if self.running_halo.is_empty() {
+            return false;
+        }
+        let mut touched: Vec<(usize, Rhythm)> = Vec::new();
+        for i in grid.cells_of(rect) {
+            if !self.running_halo.get(i).copied().unwrap_or(false) {
+                return false;
+            }
+            if let Some(Some(rhythm)) = self.running.get(i) {
+                touched.push((i, *rhythm));
+            }
+        }
+        if touched.is_empty() || !touched.iter_mut().all(|(_, r)| r.keeps_time(at, self.burst_gap)) {
+            return false;
+        }
+        // On the beat everywhere: the animations' beats move on with this repaint.
+        for (i, rhythm) in touched {
+            self.running[i] = Some(rhythm);
+        }
+        true
+    }
+
+    /// Updates which cells hold an animation that began during the watch inside a window that opened
+    /// during it. One that began in a window already there is that app at work (a loading spinner
+    /// whose result is still to come) and is waited for, up to the ceiling.
+    fn recognise(&mut self, st: &State, now: Instant) {
+        let opened = st.windows.opened_since(self.started);
+        let mut began: Vec<bool> = if st.generation == self.generation && !opened.is_empty() {
+            let inside_opened = |i: usize| {
+                let centre = st.grid.cell_bounds(i).center();
+                opened.iter().any(|w| w.contains(centre))
+            };
+            self.repaints.iter().enumerate().map(|(i, r)| r.is_animation(now) && inside_opened(i)).collect()
+        } else {
+            Vec::new()
+        };
+        let count = began.iter().filter(|&&b| b).count();
+        if count == 0 || count * BEGAN_MAX_SHARE > began.len() {
+            began.clear();
+        }
+        if began != self.began {
+            self.began_halo = if began.is_empty() { Vec::new() } else { st.grid.dilate(&began) };
+            if !began.is_empty() {
+                debug!("settle on {}: animations began in {:?}", self.display, st.grid.rects(&began));
+            }
+            self.began = began;
+            self.rescan();
+        }
+    }
+
+    fn rescan(&mut self) {
+        self.newest = None;
+        self.scanned = self.floor;
+    }
+
+    /// The latest news since the last `wait` that no animation which began accounts for.
+    fn newest_change(&mut self, grid: &Grid) -> Option<Instant> {
+        for n in &self.news[self.scanned.min(self.news.len())..] {
+            if !self.began_accounts_for(grid, n) {
+                self.newest = self.newest.max(Some(n.at));
+            }
+        }
+        self.scanned = self.news.len();
+        self.newest
+    }
+
+    fn began_accounts_for(&self, grid: &Grid, n: &News) -> bool {
+        if !n.excusable || self.began.is_empty() {
+            return false;
+        }
+        let mut touches = false;
+        for i in grid.cells_of(n.rect) {
+            if !self.began_halo.get(i).copied().unwrap_or(false) {
+                return false;
+            }
+            touches |= self.began.get(i).copied().unwrap_or(false);
+        }
+        touches
+    }
+
+    /// The cells' repaints that began during this watch, taught to the shared history, so that the
+    /// next watch knows them as running from its start. Only sustained, steady repainting gets here;
+    /// one action's effect does not.
+    fn teach(&self, st: &mut State) {
+        if self.began.is_empty() || st.generation != self.generation {
+            return;
+        }
+        for (i, r) in self.repaints.iter().enumerate() {
+            let (true, Some(beat), Some(mean)) = (self.began[i], r.beat, r.mean_interval()) else {
+                continue;
+            };
+            let n = r.bursts.min(super::grid::BURST_SLOTS as u32);
+            for k in (0..n).rev() {
+                st.grid.cells[i].damage(beat - mean * k, self.burst_gap, true);
+            }
+        }
+    }
+}
+
+impl Drop for X11Watch<'_> {
+    fn drop(&mut self) {
+        let mut st = self.shared.lock();
+        st.live_watches = st.live_watches.saturating_sub(1);
+        self.teach(&mut st);
+    }
+}
+
+impl SettleWatch for X11Watch<'_> {
+    fn wait(&mut self, request: &SettleRequest) -> Result<SettleReport, PlatformError> {
+        let start = Instant::now();
+        let ceiling = start + request.ceiling;
+        let respond_by = start + request.response_window.min(request.ceiling);
+        let mut st = self.shared.lock();
+        let settled = loop {
+            self.read_log(&st)?;
+            let now = Instant::now();
+            self.recognise(&st, now);
+            let deadline = match self.newest_change(&st.grid) {
+                None if now >= respond_by => break true,
+                None => respond_by,
+                Some(t) if now >= t + request.quiet => break true,
+                Some(_) if now >= ceiling => break false,
+                Some(t) => (t + request.quiet).min(ceiling),
+            };
+            st = self.shared.changed.wait_timeout(st, deadline - now).unwrap_or_else(|e| e.into_inner()).0;
+        };
+        let began = if self.began.is_empty() { Vec::new() } else { st.grid.rects(&self.began) };
+        let saw_change = self.newest_change(&st.grid).is_some();
+        drop(st);
+        self.floor = self.news.len();
+        self.reported = self.reported.max(self.floor);
+        self.rescan();
+        let report =
+            SettleReport { waited: start.elapsed(), settled, saw_change, ignored: self.running_rects.clone(), began };
+        debug!(
+            "settle on {}: waited {:?} (change: {saw_change}, settled: {settled}, {} regions ignored, {} began)",
+            self.display,
+            report.waited,
+            report.ignored.len(),
+            report.began.len()
+        );
+        Ok(report)
+    }
+
+    fn wait_for_change(&mut self, timeout: Duration) -> Result<bool, PlatformError> {
+        let end = Instant::now() + timeout;
+        let mut st = self.shared.lock();
+        loop {
+            self.read_log(&st)?;
+            if self.news.len() > self.reported {
+                self.reported = self.news.len();
+                return Ok(true);
+            }
+            let now = Instant::now();
+            if now >= end {
+                return Ok(false);
+            }
+            st = self.shared.changed.wait_timeout(st, end - now).unwrap_or_else(|e| e.into_inner()).0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    fn repaints(times: impl IntoIterator<Item = u64>, t0: Instant) -> Repaints {
+        let mut r = Repaints::default();
+        for t in times {
+            r.damage(t0 + ms(t), ms(30));
+        }
+        r
+    }
+
+    #[test]
+    fn an_animation_begins_only_after_repainting_steadily_for_a_while() {
+        let t0 = Instant::now();
+        // A 60 fps spinner: one burst every ~33 ms (frames closer than the burst gap join one).
+        let spinner = repaints((0..30).map(|i| i * 16), t0);
+        assert!(!repaints((0..20).map(|i| i * 16), t0).is_animation(t0 + ms(320)), "not yet 400 ms");
+        assert!(spinner.is_animation(t0 + ms(470)));
+        assert!(!spinner.is_animation(t0 + ms(464 + 120)), "stopped for over three frames");
+        // A window drawing itself in a few repaints; a page loading in irregular steps over a second.
+        assert!(!repaints([0, 20, 45, 90], t0).is_animation(t0 + ms(100)));
+        assert!(!repaints([0, 150, 300, 600, 900, 1000], t0).is_animation(t0 + ms(1010)));
+        // A spinner that stalled once is recognised from its run after the stall.
+        let stalled = repaints((0..10).map(|i| i * 33).chain((0..14).map(|i| 700 + i * 33)), t0);
+        let before_stall = repaints((0..10).map(|i| i * 33).chain((0..9).map(|i| 700 + i * 33)), t0);
+        assert!(!before_stall.is_animation(t0 + ms(970)), "the run after the stall is too short yet");
+        assert!(stalled.is_animation(t0 + ms(1130)));
+        // A caret that starts blinking (500 ms) never leaves gaps shorter than the quiet period.
+        assert!(!repaints([0, 500, 1000, 1500, 2000], t0).is_animation(t0 + ms(2010)));
+    }
+}
