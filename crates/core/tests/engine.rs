@@ -576,3 +576,23 @@ fn a_click_on_an_overlapped_control_aims_where_nothing_covers_it() {
     let o = fx.on("click", "TWO", &[("expect", "text:TWO clicked")]);
     assert_eq!(o.tag(), "[ok+verified]", "{}", o.text());
 }
+
+#[test]
+fn an_app_that_opens_with_a_spinner_is_not_waited_out_and_the_result_says_so() {
+    let (mut fx, _) = Fx::empty_with(|sim, _| {
+        let spec = WindowSpec::new("Factory", "Widget factory")
+            .widget(Widget::spinner().at(40, 60, 32, 32))
+            .widget(Widget::button("OK").at(40, 120, 80, 30));
+        sim.register_app_delayed("Factory", spec, Duration::from_millis(200));
+    });
+    fx.see();
+    let o = fx.call(&[("action", "open_app"), ("app", "factory")]);
+    assert_eq!(o.status, Status::Ok, "{}", o.text());
+    assert_eq!(o.timings.settled, Some(true), "{}", o.text());
+    assert!(o.timings.settle < Duration::from_millis(1500), "{}", o.text());
+    assert_eq!(o.animating.len(), 1, "{}", o.text());
+    assert!(o.text().contains("still moving: "), "{}", o.text());
+    // A later look does not repeat it: nothing began since.
+    let o = fx.call(&[("action", "see")]);
+    assert!(!o.text().contains("still moving"), "{}", o.text());
+}
