@@ -68,8 +68,12 @@ fn gtk_buttons_have_roles_labels_and_true_bounds() {
     let (desk, _turn) = desk();
     let limits = test_limits();
     let _app = spawn(&desk.sandbox, "zenity", &["--question", "--title", "Handrail Question", "--text", "Proceed?"]);
+    // The buttons can be listed while the window manager is still framing the window, which GTK
+    // reports as a 1x1 window at the origin for that moment: wait for its real frame too.
     let snap = wait_for(&desk.source, &limits, Duration::from_secs(20), |s| {
-        find(s, Role::Button, "Yes").is_some() && find(s, Role::Button, "No").is_some()
+        find(s, Role::Button, "Yes").is_some()
+            && find(s, Role::Button, "No").is_some()
+            && window(s, "Handrail Question").is_some_and(|w| w.bounds.width > 1 && w.bounds.height > 1)
     })
     .unwrap_or_else(|s| panic!("zenity buttons never appeared:\n{}", common::dump(&s)));
     assert_eq!(snap.health, AxHealth::Ok);

@@ -64,6 +64,13 @@ impl Cell {
             return None;
         }
         recent.sort();
+        // Only the latest run counts: an animation that stopped and another that started in the same
+        // place since (a spinner, then a terminal printing) are not one slow animation.
+        let run = latest_run(&recent);
+        let recent = &recent[recent.len() - run..];
+        if recent.len() < o.min_bursts.max(2) as usize {
+            return None;
+        }
         let (oldest, newest) = (recent[0], recent[recent.len() - 1]);
         let mean = newest.saturating_duration_since(oldest) / (recent.len() as u32 - 1);
         let slack = (mean * 3).max(MIN_RUNNING_SLACK).min(o.still_running.max(MIN_RUNNING_SLACK));
@@ -76,7 +83,46 @@ impl Cell {
         }
         Some(Rhythm { beat: newest, intervals, count: recent.len() - 1, mean })
     }
+
+    /// Drops the burst history (the time of the latest damage stays).
+    pub(super) fn forget_bursts(&mut self) {
+        self.bursts = [None; BURST_SLOTS];
+        self.head = 0;
+    }
+
+    /// Replaces the cell's burst history with `n` bursts `interval` apart, the last at `end`: an
+    /// animation recognised while a watch was live (and so not learned), taught as it was seen.
+    pub(super) fn teach_run(&mut self, end: Instant, interval: Duration, n: usize) {
+        self.forget_bursts();
+        let n = n.clamp(1, BURST_SLOTS);
+        for (slot, k) in (0..n).rev().enumerate() {
+            self.bursts[slot] = end.checked_sub(interval * k as u32);
+        }
+        self.head = n - 1;
+        self.last = self.last.max(Some(end));
+    }
 }
+
+/// How many of the newest `sorted` bursts form one run: going back from the newest, a gap more than
+/// [`RUN_BREAK_FACTOR`] times the mean of the intervals after it ends the run. A caret's 400/800 ms and
+/// a spinner's jittery frames stay one run; a burst seconds before a fresh animation does not join it.
+fn latest_run(sorted: &[Instant]) -> usize {
+    let mut kept = Duration::ZERO;
+    let mut n = sorted.len().min(1);
+    for pair in sorted.windows(2).rev() {
+        let interval = pair[1].saturating_duration_since(pair[0]);
+        let intervals = n as u32 - 1;
+        if intervals > 0 && interval > kept / intervals * RUN_BREAK_FACTOR {
+            break;
+        }
+        kept += interval;
+        n += 1;
+    }
+    n
+}
+
+/// See [`latest_run`].
+const RUN_BREAK_FACTOR: u32 = 4;
 
 /// How an animation repaints: its intervals between bursts, and when its latest burst began.
 #[derive(Debug, Clone, Copy)]
@@ -318,6 +364,47 @@ mod tests {
         assert!(!animating(&effects, t0 + ms(2100), &o));
         // Detection off.
         assert!(!animating(&spinner, t0 + ms(1000), &SettleOptions { min_bursts: 0, ..o }));
+    }
+
+    #[test]
+    fn only_the_latest_run_makes_the_rhythm() {
+        let o = SettleOptions::default();
+        let t0 = Instant::now();
+        // A terminal printed here until 2.6 s ago; now a new one repaints every 44 ms.
+        let mut cell = Cell::default();
+        for t in [0, 50, 100, 2700, 2744, 2788] {
+            cell.damage(t0 + ms(t), o.burst_gap, true);
+        }
+        let rhythm = cell.rhythm(t0 + ms(2800), &o).expect("three bursts of the new run");
+        assert!(rhythm.is_steady(), "not one slow animation across the gap: {rhythm:?}");
+        // Only two bursts of the new run: not an animation yet, whatever came before.
+        let mut young = Cell::default();
+        for t in [0, 50, 100, 2700, 2744] {
+            young.damage(t0 + ms(t), o.burst_gap, true);
+        }
+        assert!(young.rhythm(t0 + ms(2750), &o).is_none());
+        // A caret's uneven beat (800 on, 400 off) stays one run.
+        let times: Vec<Instant> = [0, 800, 1200, 2000, 2400].iter().map(|&t| t0 + ms(t)).collect();
+        assert_eq!(latest_run(&times), 5);
+        assert_eq!(latest_run(&times[..1]), 1);
+        assert_eq!(latest_run(&[]), 0);
+    }
+
+    #[test]
+    fn a_taught_run_replaces_the_history() {
+        let o = SettleOptions::default();
+        let t0 = Instant::now();
+        let mut cell = Cell::default();
+        cell.damage(t0, o.burst_gap, true);
+        cell.teach_run(t0 + ms(3000), ms(40), 2);
+        // Two taught bursts are below min_bursts, and the old burst no longer joins them.
+        assert!(cell.rhythm(t0 + ms(3010), &o).is_none());
+        cell.teach_run(t0 + ms(3000), ms(40), 6);
+        let rhythm = cell.rhythm(t0 + ms(3010), &o).expect("six bursts 40 ms apart");
+        assert!(rhythm.is_steady() && rhythm.mean == ms(40), "{rhythm:?}");
+        // More bursts than the history keeps are clamped.
+        cell.teach_run(t0 + ms(3000), ms(40), 50);
+        assert_eq!(cell.bursts.iter().flatten().count(), BURST_SLOTS);
     }
 
     #[test]

@@ -39,7 +39,10 @@
 //! it looks. They are named in [`SettleReport::began`], still reported by `wait_for_change`, and taught
 //! to the history when the watch ends. The same repainting in a window that was already there is that
 //! app at work (a loading spinner whose result is still to come) and keeps the wait going up to the
-//! ceiling, as does anything covering more than a third of the screen.
+//! ceiling, as does anything covering more than a third of the screen. A cell that repainted during
+//! a watch without being animating at its start forgets its older bursts when the watch ends, and a
+//! rhythm is read from the latest run of bursts only: an animation that stopped and a new one in the
+//! same place are never joined into one slow animation.
 //!
 //! Consequences: damage that spans an animation *and* more (a window opening over a spinner) counts; a
 //! finite effect that just ended (a window painted in a few quick repaints) stops being an animation

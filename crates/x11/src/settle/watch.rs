@@ -102,6 +102,10 @@ pub(super) struct X11Watch<'a> {
     /// Cells where an animation began during the watch; the same grown by one (empty when none).
     began: Vec<bool>,
     began_halo: Vec<bool>,
+    /// Per cell, the repaint interval and run length of the animation that began there, as last
+    /// recognised: taught to the history when the watch ends, even if the run was broken since (a
+    /// loaded machine stalls a spinner for a moment).
+    began_rhythm: Vec<Option<(Duration, u32)>>,
     /// `news[..floor]` was waited out by an earlier `wait`; `news[..reported]` was reported by
     /// `wait_for_change`.
     floor: usize,
@@ -141,6 +145,7 @@ impl<'a> X11Watch<'a> {
             repaints: vec![Repaints::default(); st.grid.len()],
             began: Vec::new(),
             began_halo: Vec::new(),
+            began_rhythm: vec![None; st.grid.len()],
             floor: 0,
             reported: 0,
             newest: None,
@@ -244,6 +249,12 @@ impl<'a> X11Watch<'a> {
         if count == 0 || count * BEGAN_MAX_SHARE > began.len() {
             began.clear();
         }
+        for (i, _) in began.iter().enumerate().filter(|(_, b)| **b) {
+            let r = &self.repaints[i];
+            if let Some(mean) = r.mean_interval() {
+                self.began_rhythm[i] = Some((mean, r.bursts));
+            }
+        }
         if began != self.began {
             self.began_halo = if began.is_empty() { Vec::new() } else { st.grid.dilate(&began) };
             if !began.is_empty() {
@@ -287,18 +298,29 @@ impl<'a> X11Watch<'a> {
     /// The cells' repaints that began during this watch, taught to the shared history, so that the
     /// next watch knows them as running from its start. Only sustained, steady repainting gets here;
     /// one action's effect does not.
+    ///
+    /// A cell that was not animating at `watch()` but repainted during the watch has its older bursts
+    /// forgotten: they were learned before whatever repaints there now, and joined with its fresh
+    /// damage they would pass for a slow animation still running (a terminal printing where another
+    /// printed seconds ago), whose off-beat frames would then hold the next wait to its ceiling.
     fn teach(&self, st: &mut State) {
-        if self.began.is_empty() || st.generation != self.generation {
+        if st.generation != self.generation {
             return;
         }
         for (i, r) in self.repaints.iter().enumerate() {
-            let (true, Some(beat), Some(mean)) = (self.began[i], r.beat, r.mean_interval()) else {
+            let began = self.began.get(i).copied().unwrap_or(false);
+            if r.last.is_some() && self.running[i].is_none() && !began {
+                st.grid.cells[i].forget_bursts();
+            }
+        }
+        if self.began.is_empty() {
+            return;
+        }
+        for (i, r) in self.repaints.iter().enumerate() {
+            let (true, Some(beat), Some((mean, bursts))) = (self.began[i], r.beat, self.began_rhythm[i]) else {
                 continue;
             };
-            let n = r.bursts.min(super::grid::BURST_SLOTS as u32);
-            for k in (0..n).rev() {
-                st.grid.cells[i].damage(beat - mean * k, self.burst_gap, true);
-            }
+            st.grid.cells[i].teach_run(beat, mean, bursts as usize);
         }
     }
 }
