@@ -14,7 +14,7 @@ really arrived without relying on accessibility:
     delete-clicked
     geometry <name> <x> <y> <w> <h>   (screen coordinates of each widget, once mapped)
 
-Usage: probe_gtk.py [--title TITLE]
+Usage: probe_gtk.py [--title TITLE] [--at X Y]
 """
 import sys
 
@@ -34,7 +34,11 @@ def main():
         title = sys.argv[sys.argv.index("--title") + 1]
     win = Gtk.Window(title=title)
     win.set_default_size(640, 520)
-    win.move(40, 40)
+    x, y = 40, 40
+    if "--at" in sys.argv:
+        at = sys.argv.index("--at")
+        x, y = int(sys.argv[at + 1]), int(sys.argv[at + 2])
+    win.move(x, y)
     win.connect("destroy", Gtk.main_quit)
 
     grid = Gtk.Grid(row_spacing=8, column_spacing=8, margin=16)

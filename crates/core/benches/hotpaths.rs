@@ -260,7 +260,7 @@ fn main() {
     let (outcome, elements) = rendered_outcome();
     let obs = outcome.observation.clone().expect("the see call published an observation");
     let text_len = outcome.text().len();
-    let listed = listed_count(&obs.elements, &obs.windows, &Listing::default());
+    let listed = listed_count(&obs.elements, &obs.windows, &obs.monitors, &Listing::default());
 
     let mut cases = vec![
         Case {

@@ -13,6 +13,7 @@ pub mod ids;
 pub mod keys;
 pub mod merge;
 pub mod models;
+pub mod monitors;
 pub mod observation;
 pub mod outcome;
 pub mod render;

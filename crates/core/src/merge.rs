@@ -114,15 +114,27 @@ pub fn merge(ax: &AxSnapshot, ocr: &[OcrLine], geo: Geometry) -> Merged {
     name_items_by_their_text(&mut elements);
 
     // A static text child that only repeats its parent's name (a button's label, a web label's inner
-    // text, a heading's text run) adds nothing.
+    // text, a heading's text run) adds nothing; nor does a cell inside a cell that repeats its name or
+    // has none (a list row's name column holds an icon cell and a text cell, GTK's file chooser).
     let redundant: Vec<bool> = elements
         .iter()
         .map(|e| {
-            e.role == Role::Text
-                && e.detail.parent.is_some_and(|p| {
-                    let parent = &elements[p];
-                    normalize(&parent.label) == normalize(&e.label) && parent.bounds.overlap_of_smaller(&e.bounds) > 0.8
-                })
+            e.detail.parent.is_some_and(|p| {
+                let parent = &elements[p];
+                let inside = parent.bounds.overlap_of_smaller(&e.bounds) > 0.8;
+                let repeats = normalize(&parent.label) == normalize(&e.label);
+                match e.role {
+                    Role::Text => repeats && inside,
+                    Role::Cell => {
+                        parent.role == Role::Cell
+                            && !parent.label.trim().is_empty()
+                            && inside
+                            && (repeats || e.label.trim().is_empty())
+                            && e.value.as_deref().is_none_or(|v| v.trim().is_empty())
+                    }
+                    _ => false,
+                }
+            })
         })
         .collect();
 
@@ -181,7 +193,13 @@ pub fn merge(ax: &AxSnapshot, ocr: &[OcrLine], geo: Geometry) -> Merged {
 
     label_unlabelled_inputs(&mut elements, &redundant);
 
-    // Drop redundant children, re-pointing parent links, then order and append OCR-only text.
+    // Drop redundant children, re-pointing parent links, then order and append OCR-only text. Focus on
+    // a dropped child is its parent's: keyboard input reaches the element the model can name.
+    for i in (0..elements.len()).rev().filter(|&i| redundant[i]) {
+        if let (true, Some(p)) = (elements[i].states.contains(States::FOCUSED), elements[i].detail.parent) {
+            elements[p].states.insert(States::FOCUSED);
+        }
+    }
     let mut remap: Vec<Option<usize>> = vec![None; elements.len()];
     let mut kept: Vec<Element> = Vec::with_capacity(elements.len() + extra.len());
     for (i, e) in elements.into_iter().enumerate() {
@@ -518,6 +536,37 @@ mod tests {
                 (Role::Text, "Welcome back", Source::Ocr),
             ]
         );
+    }
+
+    #[test]
+    fn a_row_cell_stands_for_the_cells_inside_it() {
+        // GTK's file chooser: the name column's cell holds an icon cell and a text cell; the time column's
+        // cell holds one text cell. Focus sits on the text cell.
+        let mut text = node(Role::Cell, "report.txt", Rect::new(279, 139, 664, 21), Some(0));
+        text.states = States::FOCUSED;
+        let ax = AxSnapshot {
+            health: AxHealth::Ok,
+            nodes: vec![
+                node(Role::Cell, "report.txt", Rect::new(251, 139, 688, 21), None),
+                node(Role::Cell, "", Rect::new(251, 139, 28, 21), Some(0)),
+                text,
+                node(Role::Cell, "22:24", Rect::new(1112, 139, 78, 21), None),
+                node(Role::Cell, "22:24", Rect::new(1112, 139, 74, 21), Some(3)),
+                // A cell of its own inside a named cell keeps its place.
+                node(Role::Cell, "15 bytes", Rect::new(943, 139, 68, 21), Some(3)),
+            ],
+        };
+        let m = merge(&ax, &[], GEO);
+        let labels: Vec<(&str, Rect)> = m.elements.iter().map(|e| (e.label.as_str(), e.bounds)).collect();
+        assert_eq!(
+            labels,
+            [
+                ("report.txt", Rect::new(251, 139, 688, 21)),
+                ("15 bytes", Rect::new(943, 139, 68, 21)),
+                ("22:24", Rect::new(1112, 139, 78, 21))
+            ]
+        );
+        assert_eq!(m.focus, Some(0), "the row's cell is focused in its child's place");
     }
 
     #[test]

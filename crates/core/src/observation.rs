@@ -146,6 +146,9 @@ pub struct Observation {
     pub elements: Vec<Element>,
     /// Top-level windows bottom to top (empty when the backend cannot list them).
     pub windows: Vec<crate::visibility::ScreenWindow>,
+    /// The monitors the screen is shown on, in reading order (one, the whole screen, when the backend
+    /// cannot tell them apart).
+    pub monitors: Vec<crate::monitors::ScreenMonitor>,
     /// Elements left out because windows in front cover them, per window.
     pub hidden: Vec<crate::visibility::HiddenCount>,
     /// The elements counted in `hidden`, never listed or addressable: the guards judge keyboard input
@@ -171,6 +174,11 @@ impl Observation {
     /// The window `e` is drawn in.
     pub fn owner(&self, e: &Element) -> Option<&crate::visibility::ScreenWindow> {
         e.owner.and_then(|h| self.windows.iter().find(|w| w.handle == h))
+    }
+
+    /// The monitor `e` is shown on (the one showing most of it).
+    pub fn monitor_of(&self, e: &Element) -> Option<&crate::monitors::ScreenMonitor> {
+        crate::monitors::monitor_of(&e.bounds, &self.monitors)
     }
 
     pub fn focused(&self) -> Option<&Element> {

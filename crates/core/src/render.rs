@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use handrail_platform::BlockedRequest;
 
 use crate::diff::{ElementRef, SemanticDiff, VisualDiff};
+use crate::monitors::ScreenMonitor;
 use crate::observation::{Element, Observation, Source};
 use crate::outcome::{ExpectOutcome, Outcome, TypingCheck};
 use crate::visibility::ScreenWindow;
@@ -86,7 +87,7 @@ pub fn element_line(e: &Element, listing: &Listing) -> String {
 
 fn header(obs: &Observation) -> String {
     let focus = obs.focused().map_or_else(|| "none".to_string(), |e| e.id.to_string());
-    format!(
+    let mut line = format!(
         "[OBS {}] app={} window={} focus={} ax={} ocr={} screen={} image={}",
         obs.id,
         obs.app.as_deref().map_or_else(|| "unknown".to_string(), quote),
@@ -96,7 +97,37 @@ fn header(obs: &Observation) -> String {
         obs.ocr.as_str(),
         obs.screen,
         obs.image_size,
-    )
+    );
+    if obs.monitors.len() > 1 {
+        let _ = write!(line, " monitors={}", obs.monitors.len());
+    }
+    line
+}
+
+/// `m2 monitor "HDMI-1" @ 640,0 640x400 primary`, one line per monitor when there are several (every
+/// element line then ends with the tag of the monitor it is on).
+fn monitor_lines(monitors: &[ScreenMonitor]) -> Vec<String> {
+    if monitors.len() < 2 {
+        return Vec::new();
+    }
+    monitors
+        .iter()
+        .map(|m| {
+            let mut line = format!("{} monitor {} @ {}", m.tag(), quote_clipped(&m.name, 40), m.bounds);
+            if m.primary {
+                line.push_str(" primary");
+            }
+            line
+        })
+        .collect()
+}
+
+/// ` m2`: the monitor `e` is on, when there are several.
+fn monitor_suffix(e: &Element, monitors: &[ScreenMonitor]) -> String {
+    if monitors.len() < 2 {
+        return String::new();
+    }
+    crate::monitors::monitor_of(&e.bounds, monitors).map_or_else(String::new, |m| format!(" {}", m.tag()))
 }
 
 /// Window elements listed at most (front first); the rest are counted on one line.
@@ -104,11 +135,16 @@ const MAX_WINDOW_LINES: usize = 12;
 
 /// How many of `elements` (in order) the observation text lists within the listing's budget. Window
 /// elements (at the end) are listed on their own and not counted here.
-pub fn listed_count(elements: &[Element], windows: &[ScreenWindow], listing: &Listing) -> usize {
+pub fn listed_count(
+    elements: &[Element],
+    windows: &[ScreenWindow],
+    monitors: &[ScreenMonitor],
+    listing: &Listing,
+) -> usize {
     let mut used = 0usize;
     let mut shown = 0usize;
     for e in elements.iter().take_while(|e| e.source != Source::Window) {
-        let line = listed_line(e, windows, listing);
+        let line = listed_line(e, windows, monitors, listing);
         if shown >= listing.max_elements || used + line.len() + 1 > listing.max_bytes {
             break;
         }
@@ -134,9 +170,13 @@ pub fn observation_text(obs: &Observation, listing: &Listing) -> String {
         }
         return out;
     }
-    let shown = listed_count(&obs.elements, &obs.windows, listing);
+    for line in monitor_lines(&obs.monitors) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    let shown = listed_count(&obs.elements, &obs.windows, &obs.monitors, listing);
     for e in &obs.elements[..shown] {
-        out.push_str(&listed_line(e, &obs.windows, listing));
+        out.push_str(&listed_line(e, &obs.windows, &obs.monitors, listing));
         out.push('\n');
     }
     let windows: Vec<&Element> = obs.elements.iter().filter(|e| e.source == Source::Window).collect();
@@ -153,6 +193,7 @@ pub fn observation_text(obs: &Observation, listing: &Listing) -> String {
     }
     for e in windows.iter().take(MAX_WINDOW_LINES) {
         out.push_str(&element_line(e, listing));
+        out.push_str(&monitor_suffix(e, &obs.monitors));
         out.push('\n');
     }
     if windows.len() > MAX_WINDOW_LINES {
@@ -163,13 +204,14 @@ pub fn observation_text(obs: &Observation, listing: &Listing) -> String {
 
 /// An element's line in the listing: [`element_line`], marked when a window in front covers part of
 /// it (a click then lands on its visible part, which raises its window).
-fn listed_line(e: &Element, windows: &[ScreenWindow], listing: &Listing) -> String {
+fn listed_line(e: &Element, windows: &[ScreenWindow], monitors: &[ScreenMonitor], listing: &Listing) -> String {
     let mut line = element_line(e, listing);
     let partly = e.owner.is_some()
         && crate::visibility::visible_parts(e, windows).iter().map(|r| r.area()).sum::<u64>() < e.bounds.area();
     if partly {
         line.push_str(" partly_covered");
     }
+    line.push_str(&monitor_suffix(e, monitors));
     line
 }
 
@@ -222,6 +264,11 @@ fn detail_line(obs: &Observation, index: usize, e: &Element) -> String {
     }
     if !e.window.is_empty() {
         parts.push(format!("window={}", quote_clipped(&e.window, 60)));
+    }
+    if obs.monitors.len() > 1 {
+        if let Some(m) = obs.monitor_of(e) {
+            parts.push(format!("monitor={}", m.tag()));
+        }
     }
     if !d.description.is_empty() {
         parts.push(format!("description={}", quote_clipped(&d.description, 120)));

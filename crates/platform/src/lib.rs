@@ -10,6 +10,7 @@ mod element;
 mod frame;
 mod geometry;
 mod input;
+mod monitor;
 mod network;
 pub mod traits;
 
@@ -17,6 +18,7 @@ pub use element::{AxHealth, AxNode, AxSnapshot, OcrHealth, OcrLine, Role, States
 pub use frame::{EncodedImage, Frame};
 pub use geometry::{Point, Rect, Size};
 pub use input::{KeyCombo, Modifiers, MouseButton, ScrollDirection};
+pub use monitor::Monitor;
 pub use network::BlockedRequest;
 pub use traits::{
     Accessibility, AxLimits, Clock, Desktop, Encoder, FileState, Input, Launched, NetworkPolicy, Ocr, Screen, Settle,

@@ -10,6 +10,7 @@ use crate::element::{AxSnapshot, OcrLine};
 use crate::frame::{EncodedImage, Frame};
 use crate::geometry::{Point, Rect, Size};
 use crate::input::{KeyCombo, MouseButton, ScrollDirection};
+use crate::monitor::Monitor;
 use crate::network::BlockedRequest;
 use crate::PlatformError;
 
@@ -21,6 +22,12 @@ pub trait Screen: Send {
     /// Captures `area` of the screen (the whole screen when `None`), downscaled so it fits inside
     /// `max_size` when one is given (aspect ratio kept, never upscaled).
     fn capture(&self, area: Option<Rect>, max_size: Option<Size>) -> Result<Frame, PlatformError>;
+
+    /// The monitors the screen is shown on, in screen coordinates, in any order. Backends that cannot
+    /// tell monitors apart report the whole screen as one.
+    fn monitors(&self) -> Result<Vec<Monitor>, PlatformError> {
+        Ok(vec![Monitor::whole(self.screen_size()?)])
+    }
 }
 
 /// Synthesises input. Points are in **screen** coordinates.

@@ -6,8 +6,9 @@ use std::time::Duration;
 
 use handrail_platform::{
     Accessibility, AxLimits, AxSnapshot, BlockedRequest, Clock, EncodedImage, Encoder, FileState, Frame, Input,
-    KeyCombo, Launched, MouseButton, NetworkPolicy, Ocr, OcrLine, PlatformError, Point, Rect, Screen, ScrollDirection,
-    Settle, SettleReport, SettleRequest, SettleWatch, ShellFiles, Size, StackedWindow, TextRoute, WindowInfo, Windows,
+    KeyCombo, Launched, Monitor, MouseButton, NetworkPolicy, Ocr, OcrLine, PlatformError, Point, Rect, Screen,
+    ScrollDirection, Settle, SettleReport, SettleRequest, SettleWatch, ShellFiles, Size, StackedWindow, TextRoute,
+    WindowInfo, Windows,
 };
 
 use crate::render::{self, PgmEncoder};
@@ -46,6 +47,12 @@ impl Screen for SimScreen {
         let lines = layout::screen_text(&w);
         w.remember_text(render::frame_key(&frame), lines);
         Ok(frame)
+    }
+
+    fn monitors(&self) -> Result<Vec<Monitor>, PlatformError> {
+        let mut w = self.0.lock();
+        w.calls.push(SimCall::Monitors);
+        Ok(w.monitors.clone().unwrap_or_else(|| vec![Monitor::whole(w.screen)]))
     }
 }
 

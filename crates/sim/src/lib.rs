@@ -71,6 +71,7 @@ use world::World;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SimCall {
     ScreenSize,
+    Monitors,
     Capture {
         area: Option<Rect>,
         max_size: Option<Size>,
@@ -281,6 +282,12 @@ impl SimDesktop {
     /// engine's next call reports it. See [`Reaction::block_request`] for one caused by an action.
     pub fn block_request(&self, method: impl Into<String>, url: impl Into<String>, reason: impl Into<String>) {
         self.act(Reaction::block_request(method, url, reason).action);
+    }
+
+    /// Splits the screen into these monitors (screen coordinates); until called, the whole screen is
+    /// one monitor.
+    pub fn set_monitors(&self, monitors: Vec<handrail_platform::Monitor>) {
+        self.shared.lock().monitors = Some(monitors);
     }
 
     /// What terminals' shells find on disk from now on: these paths (as a command line names them) in

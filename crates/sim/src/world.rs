@@ -150,6 +150,8 @@ pub(crate) struct World {
     pub alternate_faults: VecDeque<TypingFault>,
     /// What terminals' shells find on disk, by path as typed; `None`: nothing can be told.
     pub shell_files: Option<std::collections::BTreeMap<String, handrail_platform::FileState>>,
+    /// The monitors the screen is split into; `None`: the whole screen is one.
+    pub monitors: Option<Vec<handrail_platform::Monitor>>,
     /// When set, the wall-clock instant up to which real time has been added to `now`
     /// (see [`World::follow_wall_clock`]).
     wall_anchor: Option<std::time::Instant>,
@@ -192,6 +194,7 @@ impl World {
             typing_faults: VecDeque::new(),
             alternate_faults: VecDeque::new(),
             shell_files: None,
+            monitors: None,
             wall_anchor: None,
         }
     }

@@ -188,7 +188,19 @@ pub fn encode_observation(o: &Observation) -> Value {
         "scale": o.scale,
         "image_mime": o.image.as_ref().map(|i| i.mime),
         "inspect_region": o.inspect.as_ref().map(|d| rect(&d.region)),
-        "elements": o.elements.iter().map(element).collect::<Vec<_>>(),
+        "monitors": o.monitors.iter().map(|m| json!({
+            "id": m.tag(),
+            "name": m.name,
+            "bounds": rect(&m.bounds),
+            "primary": m.primary,
+        })).collect::<Vec<_>>(),
+        "elements": o.elements.iter().map(|e| {
+            let mut v = element(e);
+            if let (Value::Object(m), Some(monitor)) = (&mut v, o.monitor_of(e)) {
+                m.insert("monitor".into(), json!(monitor.tag()));
+            }
+            v
+        }).collect::<Vec<_>>(),
     })
 }
 

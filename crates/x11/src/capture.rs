@@ -23,7 +23,7 @@ use std::ptr::NonNull;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use handrail_imaging::resize_bgrx;
-use handrail_platform::{Frame, PlatformError, Rect, Screen, Size};
+use handrail_platform::{Frame, Monitor, PlatformError, Rect, Screen, Size};
 use log::{debug, info, warn};
 use x11rb::connection::{Connection, RequestConnection};
 use x11rb::protocol::shm::{self, ConnectionExt as _};
@@ -31,6 +31,7 @@ use x11rb::protocol::xproto::{ConnectionExt as _, ImageFormat, ImageOrder, Setup
 
 use crate::conn::Conn;
 use crate::error::X11Error;
+use crate::monitors::MonitorReader;
 
 /// Which transport [`X11Screen`] uses for pixels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -50,6 +51,7 @@ pub struct X11Screen {
     conn: Arc<Conn>,
     requested: CaptureMethod,
     state: Mutex<State>,
+    monitors: MonitorReader,
 }
 
 impl std::fmt::Debug for X11Screen {
@@ -105,7 +107,8 @@ impl X11Screen {
                 Some(reason) => return Err(X11Error::Other(format!("MIT-SHM capture is unavailable: {reason}"))),
             },
         };
-        let screen = X11Screen { conn, requested: method, state: Mutex::new(state) };
+        let screen =
+            X11Screen { conn, requested: method, state: Mutex::new(state), monitors: MonitorReader::default() };
         debug!("capture on {}: {:?}", screen.conn.display, screen.method());
         Ok(screen)
     }
@@ -249,6 +252,11 @@ impl Screen for X11Screen {
         let raw = self.grab(area, screen)?;
         let target = max_size.map_or(raw.size, |m| raw.size.fit_within(m));
         Ok(if target == raw.size { raw } else { resize_bgrx(&raw, target) })
+    }
+
+    fn monitors(&self) -> Result<Vec<Monitor>, PlatformError> {
+        let screen = self.screen_size()?;
+        Ok(self.monitors.read(&self.conn, screen)?)
     }
 }
 

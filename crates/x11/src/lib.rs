@@ -14,6 +14,7 @@ pub mod capture;
 mod conn;
 mod error;
 pub mod input;
+mod monitors;
 pub mod settle;
 pub mod windows;
 

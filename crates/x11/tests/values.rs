@@ -2,18 +2,16 @@
 //! Tesseract): a GTK app (testdata/apps/values_gtk.py) that prints what it holds, so every value is
 //! checked against the app itself.
 
+mod common;
+
 use std::time::Duration;
 
 use handrail_core::text::near_match;
-use handrail_core::{Config, Element, Engine, Mode, Outcome, RawArgs, Source, Turn, Vision};
-use handrail_sandbox::{Sandbox, SandboxOptions, REMOVED_ENV};
+use handrail_core::{Config, Element, Engine, Mode, Outcome, Source, Turn, Vision};
+use handrail_sandbox::{Sandbox, SandboxOptions};
 use handrail_testkit::LineApp;
-use handrail_x11::windows::LaunchEnv;
-use handrail_x11::{X11Desktop, X11Options};
 
-fn raw(pairs: &[(&str, &str)]) -> RawArgs {
-    RawArgs::from_pairs(pairs).unwrap_or_else(|e| panic!("bad test arguments: {e}"))
-}
+use common::raw;
 
 fn values_app(sandbox: &Sandbox) -> LineApp {
     let mut command = sandbox.command("/usr/bin/python3");
@@ -67,12 +65,7 @@ fn values_and_labels_read_as_the_app_holds_them() {
     let sandbox = Sandbox::start(SandboxOptions { parent_death_signal: false, ..SandboxOptions::default() })
         .expect("sandbox starts");
     let mut app = values_app(&sandbox);
-    let ocr = handrail_ocr::TesseractOcr::new(handrail_ocr::TesseractConfig::default());
-    let ax = handrail_atspi::AtspiSource::new(sandbox.bus_address());
-    let mut launch = LaunchEnv::new(sandbox.env(), sandbox.root().join("browser"));
-    launch.removed = REMOVED_ENV.iter().map(|s| s.to_string()).collect();
-    let desktop =
-        X11Desktop::connect(X11Options::new(sandbox.display(), launch), Box::new(ax), Box::new(ocr)).expect("connects");
+    let desktop = common::full_desktop(&sandbox);
     let mut engine = Engine::new(desktop, Config { vision: Vision::Capable, ..Config::default() });
     engine.begin_turn(Turn { id: "values".into(), intent: "check the form".into(), mode: Mode::Interactive });
 

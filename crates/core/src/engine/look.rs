@@ -3,6 +3,7 @@
 use handrail_platform::{AxSnapshot, Desktop, OcrLine, Rect, WindowInfo};
 
 use crate::merge::{merge, name_front_app, Geometry};
+use crate::monitors::{screen_monitors, ScreenMonitor};
 use crate::visibility::{clip, window_elements, Clipped, ScreenWindow};
 
 /// The window stack in screenshot coordinates; empty (nothing judged covered) when it cannot be read.
@@ -12,6 +13,19 @@ pub(super) fn read_windows(desktop: &Desktop, scale: f64) -> Vec<ScreenWindow> {
         Err(e) => {
             log::warn!("the window stack could not be read ({e}); no element is judged covered");
             Vec::new()
+        }
+    }
+}
+
+/// The monitors in screenshot coordinates; the whole image as one when they cannot be read.
+pub(super) fn read_monitors(desktop: &Desktop, scale: f64, image: Rect) -> Vec<ScreenMonitor> {
+    match desktop.screen.monitors() {
+        Ok(monitors) if !monitors.is_empty() => screen_monitors(&monitors, scale),
+        result => {
+            if let Err(e) = result {
+                log::warn!("the monitors could not be read ({e}); the screen is shown as one");
+            }
+            vec![ScreenMonitor { number: 1, name: String::new(), bounds: image, primary: true }]
         }
     }
 }

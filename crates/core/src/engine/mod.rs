@@ -1239,6 +1239,7 @@ fn observe(
     let scale = frame.scale();
     let geo = Geometry { image: frame.size, scale };
     let windows = look::read_windows(desktop, scale);
+    let monitors = look::read_monitors(desktop, scale, Rect::from_size(frame.size));
     let (lines, ocr) = if !config.ocr {
         (Vec::new(), OcrHealth::Off)
     } else if !desktop.ocr.available() {
@@ -1268,7 +1269,7 @@ fn observe(
     // The image: the screenshot, or a full-resolution crop of the inspected region.
     let (image, inspect_detail) = match inspect {
         None if marks => {
-            let shown = crate::render::listed_count(&merged.elements, &windows, &config.listing);
+            let shown = crate::render::listed_count(&merged.elements, &windows, &monitors, &config.listing);
             let boxes: Vec<(Rect, String)> =
                 merged.elements[..shown].iter().map(|e| (e.bounds, e.id.to_string())).collect();
             let mut marked = frame.clone();
@@ -1304,6 +1305,7 @@ fn observe(
         ocr,
         elements: merged.elements,
         windows,
+        monitors,
         hidden: merged.hidden,
         covered: merged.hidden_elements,
         covered_focus: merged.hidden_focus,
