@@ -5,7 +5,7 @@ mod common;
 use std::time::Duration;
 
 use common::{args, config, Fx};
-use handrail_core::{Config, Engine, ExpectOutcome, Mode, Status, Vision, UNSUPPORTED};
+use handrail_core::{Config, Engine, ExpectOutcome, Markers, Mode, Status, Turn, Vision, UNSUPPORTED};
 use handrail_platform::{AxHealth, Rect, Size};
 use handrail_sim::{Reaction, SimCall, SimDesktop, Widget, WindowSpec};
 
@@ -595,4 +595,32 @@ fn an_app_that_opens_with_a_spinner_is_not_waited_out_and_the_result_says_so() {
     // A later look does not repeat it: nothing began since.
     let o = fx.call(&[("action", "see")]);
     assert!(!o.text().contains("still moving"), "{}", o.text());
+}
+
+/// A page that knows the marker of the next call could print its end and forge text of the tool's own:
+/// by default every call's marker comes from the system's randomness, never from a sequence that is
+/// the same in every process.
+#[test]
+fn boundary_markers_are_unpredictable_by_default() {
+    let first_markers = |n: usize| {
+        let (fx, _) = Fx::form();
+        let mut engine = Engine::new(fx.sim.desktop(), Config { vision: Vision::Capable, ..Config::default() });
+        engine.begin_turn(Turn { id: "t".into(), intent: "look".into(), mode: Mode::Interactive });
+        (0..n).map(|_| engine.call_args(&args(&[("action", "see")])).boundary).collect::<Vec<_>>()
+    };
+    let (a, b) = (first_markers(3), first_markers(3));
+    for m in a.iter().chain(&b) {
+        assert_eq!(m.len(), 12, "{m}");
+        assert!(m.chars().all(|c| c.is_ascii_hexdigit()), "{m}");
+    }
+    assert_ne!(a[0], b[0], "two processes' first calls share a marker");
+    assert!(a[0] != a[1] && a[1] != a[2], "{a:?}");
+    // Seeded, as the tests here are: the same sequence each time.
+    let seeded = |seed| {
+        let (fx, _) = Fx::form();
+        let mut engine = Engine::new(fx.sim.desktop(), Config { markers: Markers::Seeded(seed), ..config() });
+        engine.begin_turn(Turn { id: "t".into(), intent: "look".into(), mode: Mode::Interactive });
+        engine.call_args(&args(&[("action", "see")])).boundary
+    };
+    assert_eq!(seeded(7), seeded(7));
 }

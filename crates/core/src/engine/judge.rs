@@ -16,7 +16,7 @@ use crate::guard::hotkey::dangerous_hotkey;
 use crate::guard::navigation::address_refusal;
 use crate::guard::password::PASSWORD_REFUSAL;
 use crate::guard::terminal::{asks_for_secret, replay, shown_line, urls_in_line, PendingLine, Stroke, TerminalId};
-use crate::guard::url::{vet_url, UrlRefusal};
+use crate::guard::url::{redact_urls_in, vet_url, UrlRefusal};
 use crate::ids::{ElementId, ObservationId};
 use crate::observation::Element;
 use crate::outcome::{GuardDecision, Outcome, Status};
@@ -361,7 +361,7 @@ impl Engine {
                                 format!(
                                     "refusing to run {} in the terminal: it reaches {host}, which is not in the allowed \
                                      domains ({allowed})",
-                                    quote_clipped(reading, 80)
+                                    quote_clipped(&redact_urls_in(reading), 80)
                                 ),
                             ));
                         }
@@ -378,7 +378,7 @@ impl Engine {
                     CommandVerdict::Refused { rule, command, reason, can_ask } => {
                         let question = format!(
                             "The agent wants to run {} in a terminal ({rule}), which your request did not ask for. Allow it?",
-                            quote_clipped(&command, 80)
+                            quote_clipped(&redact_urls_in(&command), 80)
                         );
                         match self.ask_if(can_ask && mode == Mode::Interactive, &question) {
                             Some(true) => {

@@ -21,7 +21,7 @@ use crate::diff::attribution::{place, Placement, Scene as AttributionScene};
 use crate::diff::{SemanticDiff, StateView, Thumbnail, VisualDiff};
 use crate::guard::effect::keeps_focus;
 use crate::guard::terminal::{is_terminal_element, PendingLine, TerminalId};
-use crate::guard::url::{vet_url, UrlPolicy};
+use crate::guard::url::{redact_credentials, vet_url, UrlPolicy};
 use crate::identity::{centre_distance, drift_tolerance, match_elements, IdTracker};
 use crate::ids::ObservationId;
 use crate::merge::Geometry;
@@ -87,8 +87,8 @@ pub struct Config {
     /// Set-of-marks: draw each listed element's box and id on the screenshot sent to the model. A call's
     /// `marks` argument overrides it for that call.
     pub marks: bool,
-    /// Seeds the per-call boundary markers.
-    pub seed: u64,
+    /// Where the per-call boundary markers come from.
+    pub markers: Markers,
     /// How refusals name the settings that change them.
     pub knobs: Knobs,
 }
@@ -134,7 +134,7 @@ impl Default for Config {
             ocr: true,
             listing: Listing::default(),
             marks: false,
-            seed: 0x5eed,
+            markers: Markers::Os,
             knobs: Knobs::default(),
         }
     }
@@ -222,6 +222,16 @@ fn desktop_failed(action: ActionKind, summary: String, e: PlatformError, latest:
     bare(Status::Error, Some(action), summary, Some(format!("the desktop failed: {e}")), latest)
 }
 
+/// Where the boundary markers that frame screen text come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Markers {
+    /// The operating system's randomness, fresh for every call: a page cannot know the marker that
+    /// will close its text. What every real desktop and server uses.
+    Os,
+    /// A sequence from this seed: byte-identical results run after run, for tests.
+    Seeded(u64),
+}
+
 /// Builds an outcome with no observation.
 fn bare(
     status: Status,
@@ -253,7 +263,10 @@ fn bare(
 
 impl Engine {
     pub fn new(desktop: Desktop, config: Config) -> Self {
-        let rng = config.seed;
+        let rng = match config.markers {
+            Markers::Seeded(seed) => seed,
+            Markers::Os => 0,
+        };
         Self { desktop, config, confirm: None, session: Session { rng, ..Session::default() } }
     }
 
@@ -368,7 +381,15 @@ impl Engine {
     }
 
     fn next_boundary(&mut self) -> String {
-        // splitmix64: cheap, and unpredictable enough that screen text cannot guess the marker.
+        if self.config.markers == Markers::Os {
+            let mut bytes = [0u8; 6];
+            match getrandom::fill(&mut bytes) {
+                Ok(()) => return bytes.iter().map(|b| format!("{b:02x}")).collect(),
+                // Never seen on Linux; the sequence below is still not something a page can know.
+                Err(e) => log::warn!("the system's randomness failed ({e}); boundary markers come from a sequence"),
+            }
+        }
+        // splitmix64 over the seed: reproducible, for tests on the simulated desktop.
         self.session.rng = self.session.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.session.rng;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -1466,6 +1487,6 @@ fn summarize(request: &Request) -> String {
             None => format!("{a} {} {amount}", direction.as_str()),
         },
         Command::OpenApp { app } => format!("{a} {}", quote_clipped(app, 60)),
-        Command::OpenUrl { url } => format!("{a} {}", quote_clipped(url, 100)),
+        Command::OpenUrl { url } => format!("{a} {}", quote_clipped(&redact_credentials(url), 100)),
     }
 }

@@ -226,6 +226,29 @@ pub fn redact_credentials(url: &str) -> String {
     }
 }
 
+/// `text` with the userinfo of every URL in it removed (`curl 'http://u:pw@host/x'` → `curl
+/// 'http://host/x'`): each `://` starts an authority that runs to the first `/`, `?`, `#`, space,
+/// quote or bracket, and everything in it up to its last `@` goes. For messages that quote a command
+/// line or text a model typed.
+pub fn redact_urls_in(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("://") {
+        let (head, tail) = rest.split_at(at + 3);
+        out.push_str(head);
+        let end = tail
+            .find(|c: char| {
+                matches!(c, '/' | '?' | '#' | '"' | '\'' | '`' | '<' | '>' | ')' | ']') || c.is_whitespace()
+            })
+            .unwrap_or(tail.len());
+        let authority = &tail[..end];
+        out.push_str(authority.rfind('@').map_or(authority, |i| &authority[i + 1..]));
+        rest = &tail[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -238,6 +261,36 @@ mod tests {
 
     fn only(domains: &[&str]) -> UrlPolicy {
         UrlPolicy { allowed_domains: domains.iter().map(|d| d.to_string()).collect() }
+    }
+
+    #[test]
+    fn urls_inside_text_lose_their_userinfo() {
+        for (input, want) in [
+            ("curl http://admin:pw@127.0.0.2/x", "curl http://127.0.0.2/x"),
+            ("git clone 'https://bob:pw@h.example/r.git' && ls", "git clone 'https://h.example/r.git' && ls"),
+            ("a http://u:pw@x b ftp://v:pw@y?q=1", "a http://x b ftp://y?q=1"),
+            ("wget \"http://u:p@w@host\"", "wget \"http://host\""),
+            ("echo https://example.com/@user", "echo https://example.com/@user"),
+            ("no urls here: a@b", "no urls here: a@b"),
+            ("trailing ://", "trailing ://"),
+        ] {
+            assert_eq!(redact_urls_in(input), want, "input {input:?}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn no_password_survives_in_text(
+            before in "[a-z '\"]{0,12}",
+            scheme in "(http|https|ftp|git\\+ssh)",
+            user in "[a-z]{1,8}",
+            after in "(/[a-z]{0,6})?( [a-z]{0,6})?",
+        ) {
+            let text = format!("{before}{scheme}://{user}:SeCrEt9@host.example{after}");
+            let redacted = redact_urls_in(&text);
+            prop_assert!(!redacted.contains("SeCrEt9"), "{}", redacted);
+            prop_assert!(redacted.contains("host.example"));
+        }
     }
 
     #[test]

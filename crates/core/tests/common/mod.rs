@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use handrail_core::{Config, Engine, Mode, Outcome, RawArgs, Turn, Vision};
+use handrail_core::{Config, Engine, Markers, Mode, Outcome, RawArgs, Turn, Vision};
 use handrail_platform::{Rect, Size};
 use handrail_sim::{Reaction, SimDesktop, Widget, WidgetId, WindowId, WindowSpec};
 
@@ -28,8 +28,9 @@ pub struct Ids {
     pub agree: WidgetId,
 }
 
+/// Seeded markers: the engine tests compare whole results run after run.
 pub fn config() -> Config {
-    Config { vision: Vision::Capable, ..Config::default() }
+    Config { vision: Vision::Capable, markers: Markers::Seeded(0x5eed), ..Config::default() }
 }
 
 impl Fx {

@@ -327,7 +327,7 @@ fn refused(f: &CommandFinding, can_ask: bool, why: String) -> CommandVerdict {
         command: f.command.clone(),
         reason: format!(
             "refusing to run {:?} in the terminal: it is {} ({}{}), and {why}",
-            clip(&f.command),
+            clip(&crate::guard::url::redact_urls_in(&f.command)),
             f.rule,
             f.effect,
             f.file.as_ref().map(file_note).unwrap_or_default()
