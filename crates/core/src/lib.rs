@@ -25,6 +25,6 @@ pub mod visibility;
 pub use engine::{Budgets, Config, Confirm, Engine, Knobs, Markers, Turn, Vision, UNSUPPORTED};
 pub use ids::{ElementId, ObservationId};
 pub use observation::{Element, Observation, Source};
-pub use outcome::{Changes, ExpectOutcome, GuardDecision, Outcome, Status, Timings, TypingCheck};
+pub use outcome::{Changes, ExpectOutcome, GuardDecision, Outcome, Reason, Status, Timings, TypingCheck};
 pub use request::{ActionKind, ArgError, RawArgs, Request};
 pub use turn::{Mode, TurnSource};

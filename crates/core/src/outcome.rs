@@ -43,6 +43,86 @@ impl Status {
     }
 }
 
+/// Why a call did not run as asked, as a stable code programs can match on; the message says the
+/// same in words. A guard's refusal carries the guard's rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Reason {
+    /// The model cannot see images.
+    VisionRequired,
+    /// The arguments are malformed, incomplete or contradictory.
+    InvalidArguments,
+    /// The observation budget (see/inspect) of the turn or window is used up.
+    ObservationBudget,
+    /// The action ceiling of the turn or window is reached.
+    ActionCeiling,
+    /// The observation id given is not the latest one.
+    StaleObservation,
+    /// There is no observation in this turn to target yet.
+    NoObservation,
+    /// The element id is not in the latest observation.
+    UnknownElement,
+    /// No element shows the target text.
+    NoMatch,
+    /// The target text matches several elements.
+    AmbiguousTarget,
+    /// A window element was given to an action that cannot act on a window.
+    WindowTarget,
+    /// The target has no visible part in the observation.
+    NotVisible,
+    /// The target moved, vanished or was covered since the observation; nothing was done.
+    TargetChanged,
+    /// The region to inspect lies outside the screenshot.
+    InvalidRegion,
+    /// A guard refused, by this rule (`destructive_target`, `password_field`, `hotkey`, `url`, …).
+    Guard(&'static str),
+    /// The desktop failed while the call ran.
+    DesktopFailed,
+    /// Typed text did not reach the element that received it.
+    TextNotArrived,
+}
+
+impl Reason {
+    /// The stable code.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::VisionRequired => "vision_required",
+            Reason::InvalidArguments => "invalid_arguments",
+            Reason::ObservationBudget => "observation_budget",
+            Reason::ActionCeiling => "action_ceiling",
+            Reason::StaleObservation => "stale_observation",
+            Reason::NoObservation => "no_observation",
+            Reason::UnknownElement => "unknown_element",
+            Reason::NoMatch => "no_match",
+            Reason::AmbiguousTarget => "ambiguous_target",
+            Reason::WindowTarget => "window_target",
+            Reason::NotVisible => "not_visible",
+            Reason::TargetChanged => "target_changed",
+            Reason::InvalidRegion => "invalid_region",
+            Reason::Guard(rule) => rule,
+            Reason::DesktopFailed => "desktop_failed",
+            Reason::TextNotArrived => "text_not_arrived",
+        }
+    }
+
+    /// The status a result with this reason carries.
+    pub fn status(self) -> Status {
+        match self {
+            Reason::VisionRequired => Status::Unsupported,
+            Reason::ObservationBudget | Reason::ActionCeiling => Status::Limit,
+            Reason::StaleObservation | Reason::NotVisible | Reason::TargetChanged => Status::Stale,
+            Reason::AmbiguousTarget | Reason::Guard(_) => Status::Refused,
+            Reason::InvalidArguments
+            | Reason::NoObservation
+            | Reason::UnknownElement
+            | Reason::NoMatch
+            | Reason::WindowTarget
+            | Reason::InvalidRegion
+            | Reason::DesktopFailed
+            | Reason::TextNotArrived => Status::Error,
+        }
+    }
+}
+
 /// How an `expect` ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ExpectOutcome {
@@ -144,6 +224,8 @@ impl Changes {
 #[derive(Debug, Clone)]
 pub struct Outcome {
     pub status: Status,
+    /// Why the call did not run as asked; `None` for `ok` and `no_visible_change`.
+    pub reason: Option<Reason>,
     /// None when the action name itself was not understood.
     pub action: Option<ActionKind>,
     /// A short description of what was attempted, e.g. `click e3`.
@@ -151,6 +233,9 @@ pub struct Outcome {
     /// Why it was refused or failed, in the tool's own words.
     pub message: Option<String>,
     pub guard: GuardDecision,
+    /// The elements the action aimed at, as resolved against the latest observation (drag: source, then
+    /// destination); empty for actions without a target and calls that stopped before resolving one.
+    pub targets: Vec<crate::observation::Element>,
     pub expect: Option<(Expect, ExpectOutcome)>,
     pub changes: Option<Changes>,
     pub timings: Timings,

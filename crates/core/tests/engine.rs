@@ -624,3 +624,36 @@ fn boundary_markers_are_unpredictable_by_default() {
     };
     assert_eq!(seeded(7), seeded(7));
 }
+
+/// Every way a call stops carries a stable reason code beside its words, and its status follows
+/// from it.
+#[test]
+fn every_stop_names_a_stable_reason() {
+    use handrail_core::Reason;
+    let (mut fx, _) = Fx::form();
+    fx.turn("change my name", Mode::Interactive);
+    let check = |o: &handrail_core::Outcome, reason: Reason| {
+        assert_eq!(o.reason, Some(reason), "{}", o.text());
+        assert_eq!(o.status, reason.status(), "{}", o.text());
+    };
+    check(&fx.call(&[("action", "click"), ("target_text", "Save")]), Reason::NoObservation);
+    fx.see();
+    check(
+        &fx.call(&[("action", "click"), ("observation_id", "obs_999"), ("element_id", "e1")]),
+        Reason::StaleObservation,
+    );
+    let latest = fx.latest();
+    check(
+        &fx.call(&[("action", "click"), ("observation_id", &latest), ("element_id", "e999")]),
+        Reason::UnknownElement,
+    );
+    check(&fx.call(&[("action", "click"), ("target_text", "No such words anywhere")]), Reason::NoMatch);
+    check(&fx.call(&[("action", "click")]), Reason::InvalidArguments);
+    check(&fx.on("click", "Delete account", &[]), Reason::Guard("destructive_target"));
+    check(&fx.call(&[("action", "key"), ("keys", "shift+delete")]), Reason::Guard("dangerous_hotkey"));
+    let ok = fx.see();
+    assert_eq!(ok.reason, None, "{}", ok.text());
+    let mut blind =
+        Engine::new(fx.sim.desktop(), Config { vision: Vision::TextOnly { model: "m".into() }, ..config() });
+    check(&blind.call_args(&args(&[("action", "see")])), Reason::VisionRequired);
+}

@@ -8,7 +8,10 @@
 
 use handrail_platform::{AxHealth, FileState, OcrHealth, ShellFiles};
 
-use super::{bare, quote_clipped, summarize, Aim, Engine, Probe};
+use super::recheck::Probe;
+use super::stop::Stop;
+use super::summary::summarize;
+use super::{quote_clipped, Aim, Engine};
 use crate::guard::command::{check_findings, destructive_commands, moves_shell, CommandKind, CommandVerdict};
 use crate::guard::destructive::{check_destructive, DestructiveVerdict};
 use crate::guard::effect::{effects, is_paste_key, Effect, Scene, TerminalReach};
@@ -17,9 +20,9 @@ use crate::guard::navigation::address_refusal;
 use crate::guard::password::PASSWORD_REFUSAL;
 use crate::guard::terminal::{asks_for_secret, replay, shown_line, urls_in_line, PendingLine, Stroke, TerminalId};
 use crate::guard::url::{redact_urls_in, vet_url, UrlRefusal};
-use crate::ids::{ElementId, ObservationId};
+use crate::ids::ElementId;
 use crate::observation::Element;
-use crate::outcome::{GuardDecision, Outcome, Status};
+use crate::outcome::GuardDecision;
 use crate::request::{Command, Request, Target};
 use crate::turn::Mode;
 
@@ -49,7 +52,7 @@ impl Judged {
 
 impl Engine {
     /// The guards against the latest observation, before any desktop call.
-    pub(super) fn guards(&mut self, request: &Request, aims: &[Aim]) -> Result<Judged, Box<Outcome>> {
+    pub(super) fn guards(&mut self, request: &Request, aims: &[Aim]) -> Result<Judged, Stop> {
         let latest = self.session.latest.clone();
         let last_clicked = self.session.last_clicked.clone();
         let reachable = latest.as_ref().map(|o| {
@@ -85,13 +88,13 @@ impl Engine {
         aims: &[Aim],
         probe: &Probe,
         first: Judged,
-    ) -> Result<Judged, Box<Outcome>> {
+    ) -> Result<Judged, Stop> {
         if !is_keyboard(request) {
             return Ok(first);
         }
         if !matches!(probe.ax, AxHealth::Ok | AxHealth::Partial) {
             return match first.unplaced {
-                Some(message) => Err(refusal(request, self.latest_id(), "unknown_receiver", message)),
+                Some(message) => Err(Stop::refused("unknown_receiver", message)),
                 None => Ok(first),
             };
         }
@@ -118,10 +121,9 @@ impl Engine {
         scene: &Scene<'_>,
         prior: Judged,
         defer_unplaced: bool,
-    ) -> Result<Judged, Box<Outcome>> {
+    ) -> Result<Judged, Stop> {
         let summary = summarize(request);
-        let latest = self.latest_id();
-        let refuse = |rule: &'static str, message: String| refusal(request, latest, rule, message);
+        let refuse = |rule: &'static str, message: String| Stop::refused(rule, message);
         let targets: Vec<&Element> = aims.iter().map(|a| &a.element).collect();
         let found = effects(&request.command, &targets, scene);
         let mut judged = prior;
@@ -276,9 +278,8 @@ impl Engine {
         term: &TerminalReach<'_>,
         scene: &Scene<'_>,
         decision: &mut GuardDecision,
-    ) -> Result<(TerminalId, PendingLine), Box<Outcome>> {
-        let latest = self.latest_id();
-        let refuse = |rule: &'static str, message: String| refusal(request, latest, rule, message);
+    ) -> Result<(TerminalId, PendingLine), Stop> {
+        let refuse = |rule: &'static str, message: String| Stop::refused(rule, message);
         let id = TerminalId::new(scene.front, term.element);
         let mut line = match &self.session.terminal {
             Some((known, line)) if *known == id => line.clone(),
@@ -417,12 +418,6 @@ fn shell_file_states(files: &dyn ShellFiles, pid: Option<u32>, moved: bool, path
         .iter()
         .map(|p| if resolvable(p) { answers.next().unwrap_or(FileState::Unknown) } else { FileState::Unknown })
         .collect()
-}
-
-fn refusal(request: &Request, latest: Option<ObservationId>, rule: &'static str, message: String) -> Box<Outcome> {
-    let mut o = bare(Status::Refused, Some(request.action), summarize(request), Some(message), latest);
-    o.guard = GuardDecision::Refused { rule };
-    Box::new(o)
 }
 
 /// Keyboard input, whose receiver is whatever has focus when it is sent.

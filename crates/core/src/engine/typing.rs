@@ -17,7 +17,10 @@ use std::time::Duration;
 
 use handrail_platform::{Desktop, KeyCombo, Modifiers, PlatformError, SettleWatch, States, TextRoute};
 
-use super::{observe, Aim, Config, Fresh, Probe};
+use super::config::Config;
+use super::observe::{observe, Fresh};
+use super::recheck::Probe;
+use super::Aim;
 use crate::guard::terminal::{is_terminal_element, AX_TEXT_LIMIT};
 use crate::identity::{match_elements, IdTracker};
 use crate::observation::{Element, Observation};

@@ -16,7 +16,8 @@
 
 use handrail_platform::{KeyCombo, Role, States};
 
-use super::{observe, Engine};
+use super::observe::observe;
+use super::Engine;
 use crate::guard::navigation::{is_address_bar, visited_refusal};
 use crate::keys::parse_key_combo;
 use crate::observation::{Element, Observation};

@@ -1,0 +1,147 @@
+//! The pre-action look: what the screen shows just before acting, and whether each target is still
+//! where the observation said.
+
+use handrail_platform::{AxHealth, PlatformError, Point};
+
+use super::{Aim, Engine};
+use crate::diff::Thumbnail;
+use crate::identity::{centre_distance, drift_tolerance, match_elements};
+use crate::merge::Geometry;
+use crate::observation::{Element, FrontWindow, Observation, Source};
+use crate::render::quote_clipped;
+use crate::text::normalize;
+use crate::visibility::{self, ScreenWindow};
+
+/// What the screen looks like just before an action.
+pub(super) struct Probe {
+    pub(super) thumbnail: Thumbnail,
+    pub(super) ax: AxHealth,
+    pub(super) app: Option<String>,
+    pub(super) window: Option<String>,
+    pub(super) front: Option<FrontWindow>,
+    pub(super) focus: Option<usize>,
+    pub(super) elements: Vec<Element>,
+    /// Elements no part of which is visible (windows in front cover them).
+    pub(super) covered: Vec<Element>,
+    /// Index into `covered` of the focused element, when it is covered.
+    pub(super) covered_focus: Option<usize>,
+    pub(super) windows: Vec<ScreenWindow>,
+}
+
+impl Engine {
+    pub(super) fn probe(&mut self) -> Result<Probe, PlatformError> {
+        let d = &self.desktop;
+        let frame = d.screen.capture(None, self.config.max_image)?;
+        let ax = d.accessibility.snapshot(&self.config.ax_limits);
+        let front = d.windows.frontmost().ok().flatten();
+        let geo = Geometry { image: frame.size, scale: frame.scale() };
+        let windows = super::look::read_windows(d, frame.scale());
+        let mut merged = super::look::visible_elements(&ax, &[], geo, front.as_ref(), &windows);
+        self.session.tracker.peek(&mut merged.elements);
+        Ok(Probe {
+            thumbnail: Thumbnail::of(&frame),
+            ax: ax.health,
+            app: front.as_ref().map(|w| w.app.clone()),
+            front: front.as_ref().map(|w| FrontWindow::of(w, frame.scale())),
+            window: front.map(|w| w.title),
+            focus: merged.focus,
+            elements: merged.elements,
+            covered: merged.hidden_elements,
+            covered_focus: merged.hidden_focus,
+            windows,
+        })
+    }
+}
+
+/// Checks the target is still where the observation said; updates its point when it drifted slightly.
+pub(super) fn recheck(aim: &mut Aim, latest: &Observation, probe: &Probe) -> Result<(), String> {
+    let e = &aim.element;
+    if e.source == Source::Window {
+        return match probe.windows.iter().find(|w| Some(w.handle) == e.owner) {
+            Some(_) => Ok(()),
+            None => Err(format!("{} window {} is closed", e.id, quote_clipped(&e.label, 40))),
+        };
+    }
+    if e.source.has_ax() && matches!(probe.ax, AxHealth::Ok | AxHealth::Partial) {
+        let partner = match_elements(&probe.elements, std::slice::from_ref(e))[0];
+        let Some(pi) = partner else {
+            if match_elements(&probe.covered, std::slice::from_ref(e))[0].is_some() {
+                return Err(covered_now(e, e, &probe.windows));
+            }
+            // Not nearby: is the same element somewhere else, or gone?
+            let elsewhere = probe
+                .elements
+                .iter()
+                .filter(|p| p.role == e.role && p.app == e.app && normalize(&p.label) == normalize(&e.label))
+                .min_by(|a, b| centre_distance(&a.bounds, &e.bounds).total_cmp(&centre_distance(&b.bounds, &e.bounds)));
+            return Err(match elsewhere {
+                Some(now) => format!(
+                    "{} {} {} moved from {} to {}",
+                    e.id,
+                    e.role,
+                    quote_clipped(&e.label, 40),
+                    e.bounds,
+                    now.bounds
+                ),
+                None => format!("{} {} {} is no longer on screen", e.id, e.role, quote_clipped(&e.label, 40)),
+            });
+        };
+        let now = &probe.elements[pi];
+        if centre_distance(&now.bounds, &e.bounds) > drift_tolerance(&e.bounds) {
+            return Err(format!(
+                "{} {} {} moved from {} to {}",
+                e.id,
+                e.role,
+                quote_clipped(&e.label, 40),
+                e.bounds,
+                now.bounds
+            ));
+        }
+        // Followed by the same offset inside the box, so a point chosen clear of an overlap stays clear.
+        let old = latest.to_screen(e.bounds.center());
+        let new = latest.to_screen(now.bounds.center());
+        aim.point = Point::new(aim.point.x + new.x - old.x, aim.point.y + new.y - old.y);
+        // A window may have moved over part of it since: the point must still be on what is visible.
+        let shot = Point::new(
+            (f64::from(aim.point.x) / latest.scale).round() as i32,
+            (f64::from(aim.point.y) / latest.scale).round() as i32,
+        );
+        if !visibility::visible_parts(now, &probe.windows).iter().any(|r| r.contains(shot)) {
+            let Some(p) = super::aim::aim_point(now, &probe.elements, &probe.windows) else {
+                return Err(covered_now(e, now, &probe.windows));
+            };
+            aim.point = latest.to_screen(p);
+        }
+        return Ok(());
+    }
+    if latest.thumbnail.region_changed(&probe.thumbnail, &e.bounds) {
+        return Err(format!("the pixels under {} {} changed since {}", e.id, quote_clipped(&e.label, 40), latest.id));
+    }
+    Ok(())
+}
+
+/// The refusal for a target (`e`, as observed) that no longer has a visible part (`now`, as it is).
+pub(super) fn covered_now(e: &Element, now: &Element, windows: &[ScreenWindow]) -> String {
+    format!(
+        "{} {} {} is covered by {} now: no part of it is visible",
+        e.id,
+        e.role,
+        quote_clipped(&e.label, 40),
+        covering_window(now, windows)
+    )
+}
+
+/// How a person would name the window drawn over most of `e`.
+pub(super) fn covering_window(e: &Element, windows: &[ScreenWindow]) -> String {
+    let owner = e.owner.and_then(|h| windows.iter().position(|w| w.handle == h));
+    windows
+        .iter()
+        .enumerate()
+        .rev()
+        .filter(|(i, w)| owner.is_none_or(|o| *i > o) && !w.minimized)
+        .max_by_key(|(_, w)| w.bounds.intersection(&e.bounds).map_or(0, |r| r.area()))
+        .map_or_else(
+            || "another window".to_string(),
+            |(_, w)| format!("the {} {}", w.kind.as_str(), w.describe_short()),
+        )
+}
