@@ -11,6 +11,9 @@ line (space-separated). MODE is the client's protocol mode: `legacy` (initialize
 server-to-client elicitation) or `auto` (stateless 2026-07-28 when the server offers it, where a
 question comes back as an input-required result). Prints one line per step; exits non-zero on the
 first failed check.
+
+Every tool result with structured content is validated against the output schema the server
+declares in tools/list, by the `jsonschema` package (an implementation independent of the server's).
 """
 
 import asyncio
@@ -19,6 +22,7 @@ import json
 import os
 import sys
 
+import jsonschema
 from mcp import Client, StdioServerParameters, types
 
 TIMEOUT = 90
@@ -38,6 +42,34 @@ def check(condition, what, detail=""):
 async def on_elicit(_ctx, params):
     asked.append(params.message)
     return types.ElicitResult(action="accept", content={"allow": answer["allow"]})
+
+
+class Validated:
+    """The client, with every tool result checked against its tool's declared output schema."""
+
+    def __init__(self, client):
+        self.client = client
+        self.validators = {}
+        self.validated = 0
+
+    async def load_schemas(self):
+        for tool in (await self.client.list_tools()).tools:
+            check(tool.output_schema is not None, f"{tool.name} declares an output schema")
+            jsonschema.Draft202012Validator.check_schema(tool.output_schema)
+            self.validators[tool.name] = jsonschema.Draft202012Validator(tool.output_schema)
+
+    async def call_tool(self, name, args, **kwargs):
+        result = await self.client.call_tool(name, args, **kwargs)
+        validator = self.validators.get(name)
+        if validator is not None and result.structured_content is not None:
+            errors = sorted(validator.iter_errors(result.structured_content), key=lambda e: list(e.path))
+            check(not errors, f"{name} result matches its output schema",
+                  "\n".join(f"{list(e.path)}: {e.message}" for e in errors[:5]) + "\n" + text_of(result)[:2000])
+            self.validated += 1
+        return result
+
+    def __getattr__(self, attr):
+        return getattr(self.client, attr)
 
 
 def target_of(arg):
@@ -274,8 +306,10 @@ async def images(client, root):
 
 async def main():
     scenario, target, mode = sys.argv[1], target_of(sys.argv[2]), sys.argv[3]
-    async with Client(target, mode=mode, elicitation_callback=on_elicit, read_timeout_seconds=TIMEOUT) as client:
-        print(f"protocol {client.protocol_version}", flush=True)
+    async with Client(target, mode=mode, elicitation_callback=on_elicit, read_timeout_seconds=TIMEOUT) as raw:
+        print(f"protocol {raw.protocol_version}", flush=True)
+        client = Validated(raw)
+        await client.load_schemas()
         if scenario == "desktop":
             await desktop(client, sys.argv[4])
         elif scenario == "blind":
@@ -286,6 +320,7 @@ async def main():
             await images(client, sys.argv[4])
         else:
             sys.exit(f"unknown scenario {scenario}")
+        print(f"validated {client.validated} results against the output schemas", flush=True)
     print("PASS", flush=True)
 
 

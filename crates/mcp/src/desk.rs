@@ -11,7 +11,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use handrail_core::turn::next_inferred_id;
 use handrail_core::{Confirm, Engine, Mode, Outcome, RawArgs, Turn, TurnSource};
 use handrail_trace::{Step, TraceWriter};
-use handrail_wire::AuditContext;
+use handrail_wire::{AuditContext, AuditRecord};
 use serde_json::Value;
 
 /// The turn a request names through its `_meta` (all optional).
@@ -212,8 +212,8 @@ impl AuditLog {
         Ok(Self { file })
     }
 
-    pub fn write(&mut self, record: &Value) {
-        let mut line = record.to_string();
+    pub fn write(&mut self, record: &AuditRecord) {
+        let mut line = handrail_wire::to_value(record).to_string();
         line.push('\n');
         if let Err(e) = self.file.write_all(line.as_bytes()) {
             log::warn!("cannot write the audit log: {e}");
@@ -309,7 +309,7 @@ impl Desk {
     }
 
     /// Records a call that did not go through the engine (`read_image`).
-    pub fn audit(&self, record: &Value) {
+    pub fn audit(&self, record: &AuditRecord) {
         if let Some(log) = &self.audit {
             if let Ok(mut log) = log.lock() {
                 log.write(record);
@@ -335,11 +335,11 @@ impl Desk {
 #[error("the desktop engine is no longer running")]
 pub struct DeskGone;
 
-fn audit_computer(ran: &Ran, verdict: Option<&str>) -> Value {
+fn audit_computer(ran: &Ran, verdict: Option<&str>) -> AuditRecord {
     let ctx = AuditContext { unix_ms: unix_ms(), turn: &ran.turn.id, mode: ran.turn.mode.as_str(), tool: "computer" };
-    let mut record = handrail_wire::audit_record(ctx, &ran.args, &ran.outcome);
-    if let (Some(v), Some(map)) = (verdict, record.as_object_mut()) {
-        map.insert("verdict".into(), Value::String(v.to_string()));
+    let mut record = AuditRecord::of_call(ctx, &ran.args, &ran.outcome);
+    if let Some(v) = verdict {
+        record.verdict = v.to_string();
     }
     record
 }

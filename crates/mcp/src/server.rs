@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use handrail_core::{Confirm, Outcome, Status, Vision};
-use handrail_wire::{decode_args, encode_outcome};
+use handrail_wire::{decode_args, encode_outcome, to_value, AuditContext, AuditRecord, ImageStatus, ReadImageResult};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock as Content, ElicitRequest,
     ElicitRequestParams, ElicitationAction, ElicitationSchema, Implementation, InitializeRequestParams,
@@ -16,7 +16,7 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, Peer, ServerHandler};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::desk::{unix_ms, Desk, TurnMeta};
 use crate::images::{read_image, ImageBook, ImageRoots};
@@ -191,7 +191,7 @@ impl HandrailServer {
         let turn = self.shared.desk.current_turn();
         let args = request.arguments.unwrap_or_default();
         let result = if self.shared.vision != Vision::Capable {
-            Err(("[unsupported] read_image requires a vision-capable model".to_string(), "unsupported"))
+            Err(("[unsupported] read_image requires a vision-capable model".to_string(), ImageStatus::Unsupported))
         } else {
             match args.iter().find(|(k, _)| k.as_str() != "path") {
                 Some((k, _)) => Err((
@@ -199,28 +199,21 @@ impl HandrailServer {
                         "[error] unknown parameter `{}`; read_image accepts: path",
                         k.chars().take(40).collect::<String>()
                     ),
-                    "error",
+                    ImageStatus::Error,
                 )),
                 None => match args.get("path") {
                     Some(Value::String(path)) => match read_image(&self.shared.options.image_roots, path) {
                         Ok(file) => Ok(file),
-                        Err(e) => Err((format!("[error] {e}"), "error")),
+                        Err(e) => Err((format!("[error] {e}"), ImageStatus::Error)),
                     },
-                    Some(_) => Err(("[error] `path` must be a string".to_string(), "error")),
-                    None => Err(("[error] `path` is required".to_string(), "error")),
+                    Some(_) => Err(("[error] `path` must be a string".to_string(), ImageStatus::Error)),
+                    None => Err(("[error] `path` is required".to_string(), ImageStatus::Error)),
                 },
             }
         };
         let record = |verdict: &str, path: Option<String>| {
-            json!({
-                "time": handrail_wire::rfc3339_utc(unix_ms()),
-                "turn": turn.id,
-                "mode": turn.mode.as_str(),
-                "tool": READ_IMAGE,
-                "action": "read_image",
-                "target": {"path": path},
-                "verdict": verdict,
-            })
+            let ctx = AuditContext { unix_ms: unix_ms(), turn: &turn.id, mode: turn.mode.as_str(), tool: READ_IMAGE };
+            AuditRecord::of_image(ctx, path, verdict)
         };
         match result {
             Ok(file) => {
@@ -236,17 +229,19 @@ impl HandrailServer {
                 );
                 let data = base64::engine::general_purpose::STANDARD.encode(&file.bytes);
                 let mut result = CallToolResult::success(vec![Content::text(text), Content::image(data, file.mime)]);
-                result.structured_content = Some(json!({
-                    "status": "ok", "image_id": id, "path": path, "mime": file.mime,
-                    "width": file.width, "height": file.height, "bytes": file.bytes.len(),
-                }));
+                let typed = ReadImageResult::read(id, path, file.mime, file.width, file.height, file.bytes.len());
+                result.structured_content = Some(to_value(&typed));
                 Ok(CallToolResponse::Complete(result))
             }
             Err((text, status)) => {
                 let path = args.get("path").and_then(Value::as_str).map(|p| p.chars().take(300).collect());
-                self.shared.desk.audit(&record(&format!("[{status}]"), path));
+                let tag = match status {
+                    ImageStatus::Unsupported => "[unsupported]",
+                    _ => "[error]",
+                };
+                self.shared.desk.audit(&record(tag, path));
                 let mut result = CallToolResult::error(vec![Content::text(text.clone())]);
-                result.structured_content = Some(json!({"status": status, "message": text}));
+                result.structured_content = Some(to_value(&ReadImageResult::failed(status, text)));
                 Ok(CallToolResponse::Complete(result))
             }
         }
@@ -396,6 +391,7 @@ impl ServerHandler for HandrailServer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn only_an_accepted_yes_allows() {

@@ -1,4 +1,5 @@
-//! The two tools as MCP clients list them: names, descriptions that teach the loop, input schemas.
+//! The two tools as MCP clients list them: names, descriptions that teach the loop, input schemas, and
+//! output schemas generated from the result types of `handrail-wire`.
 
 use std::sync::Arc;
 
@@ -44,6 +45,7 @@ pub fn computer_tool() -> Tool {
     annotations.idempotent_hint = Some(false);
     annotations.open_world_hint = Some(true);
     let mut tool = Tool::new(COMPUTER, COMPUTER_DESCRIPTION, object(computer_schema()));
+    tool.output_schema = Some(Arc::new(handrail_wire::schema::computer_result()));
     tool.title = Some("Computer".into());
     tool.annotations = Some(annotations);
     tool
@@ -55,6 +57,7 @@ pub fn read_image_tool() -> Tool {
     annotations.read_only_hint = Some(true);
     annotations.open_world_hint = Some(false);
     let mut tool = Tool::new(READ_IMAGE, READ_IMAGE_DESCRIPTION, object(read_image_schema()));
+    tool.output_schema = Some(Arc::new(handrail_wire::schema::read_image_result()));
     tool.title = Some("Read image".into());
     tool.annotations = Some(annotations);
     tool

@@ -7,7 +7,8 @@
 //!
 //! - `trace.json` — `{"format": "handrail-trace", "version": 1, "created": RFC 3339 time, "recorder":
 //!   what wrote it, "handrail": version}`. Readers refuse other formats and newer versions.
-//! - `steps.jsonl` — one JSON object per call, in order: `step` (1, 2, …), `time`, `turn`, `mode`,
+//! - `steps.jsonl` — one JSON object per call, in order (`handrail_wire::TraceStep`: the audit record
+//!   of the call, `version` and `reason` included, extended): `step` (1, 2, …), `time`, `turn`, `mode`,
 //!   `tool`, `action`, `target` (the arguments that aim: ids, target text, keys, app, URL without
 //!   credentials, `text_chars` — typed text is never recorded), `guard` (`decision`, `rule`/`marker`),
 //!   `verdict` (the result's tag), `status`, `message`, `expect` (`kind`, `result`), `changed`,
@@ -36,6 +37,7 @@ use handrail_core::{Outcome, RawArgs, Turn};
 use handrail_imaging::draw::{fill_rect, stroke_rect, Rgb};
 use handrail_imaging::{encoder, ImageFormat};
 use handrail_platform::{Frame, Rect};
+use handrail_wire::{AuditRecord, TraceStep};
 use serde_json::{json, Value};
 
 pub const FORMAT: &str = "handrail-trace";
@@ -137,7 +139,9 @@ impl TraceWriter {
         let n = self.step;
         let outcome = step.outcome;
         let before_obs = step.before.filter(|b| b.inspect.is_none());
-        let target_box = before_obs.and_then(|b| target_box(b, step.args));
+        // The engine says what the call aimed at; an inspected region is its own box.
+        let target = outcome.targets.first();
+        let target_box = target.map(|t| t.bounds).or_else(|| region_box(step.args));
         let changed_box = outcome.changes.as_ref().and_then(|c| c.visual.bounds);
 
         let before_file = match before_obs.and_then(|b| b.screenshot.as_ref().map(|s| (b, s))) {
@@ -152,8 +156,8 @@ impl TraceWriter {
         let after_file = match outcome.observation.as_ref().and_then(|o| o.screenshot.as_ref().map(|s| (o, s))) {
             Some((obs, shot)) => {
                 let name = format!("step-{n:03}-after.jpg");
-                // The target may have moved: its box is looked up again in the new observation.
-                let moved = target_box.and(target_box_in(obs, step.args, before_obs));
+                // The target may have moved: the same element (ids persist) where it is now.
+                let moved = target.map(|t| obs.element(t.id).map_or(t.bounds, |now| now.bounds));
                 self.image(&name, shot, obs, &[(changed_box, Rgb::BLUE), (moved, Rgb::RED)], Some(n))?;
                 Some(name)
             }
@@ -166,25 +170,22 @@ impl TraceWriter {
             mode: step.turn.mode.as_str(),
             tool: step.tool,
         };
-        let mut record = handrail_wire::audit_record(ctx, step.args, outcome);
-        if let Some(map) = record.as_object_mut() {
-            let boxed = |r: Option<Rect>| r.map(|r| json!([r.x, r.y, r.width, r.height]));
-            map.insert("step".into(), json!(n));
-            map.insert("status".into(), json!(outcome.status.as_str()));
-            map.insert("message".into(), json!(outcome.message));
-            map.insert("before_observation".into(), json!(step.before.map(|b| b.id.to_string())));
-            map.insert("target_box".into(), boxed(target_box).unwrap_or(Value::Null));
-            map.insert("changed_box".into(), boxed(changed_box).unwrap_or(Value::Null));
-            map.insert("before".into(), json!(before_file));
-            map.insert("after".into(), json!(after_file));
-            let thumb = format!("step-{n:03}-thumb.jpg");
-            map.insert("thumb".into(), json!(self.dir.join(&thumb).exists().then_some(thumb)));
-            map.insert("text".into(), json!(outcome.text()));
-            if let Some(obs) = outcome.observation.as_ref() {
-                map.insert("image_size".into(), json!([obs.image_size.width, obs.image_size.height]));
-            }
-        }
-        writeln!(self.steps, "{record}").map_err(write_err(&self.dir))?;
+        let thumb = format!("step-{n:03}-thumb.jpg");
+        let record = TraceStep {
+            step: n,
+            record: AuditRecord::of_call(ctx, step.args, outcome),
+            status: outcome.status.into(),
+            message: outcome.message.clone(),
+            before_observation: step.before.map(|b| b.id.to_string()),
+            target_box: target_box.as_ref().map(bounds),
+            changed_box: changed_box.as_ref().map(bounds),
+            before: before_file,
+            after: after_file,
+            thumb: self.dir.join(&thumb).exists().then_some(thumb),
+            text: outcome.text(),
+            image_size: outcome.observation.as_ref().map(|o| [o.image_size.width, o.image_size.height]),
+        };
+        writeln!(self.steps, "{}", handrail_wire::to_value(&record)).map_err(write_err(&self.dir))?;
         self.steps.flush().map_err(write_err(&self.dir))?;
         Ok(())
     }
@@ -224,27 +225,16 @@ impl TraceWriter {
     }
 }
 
-/// The box of the call's (first) target in `obs`: its element id, or the one element showing its text.
-fn target_box(obs: &Observation, args: &RawArgs) -> Option<Rect> {
-    if let Some(id) = args.element_id.as_deref() {
-        return obs.elements.iter().find(|e| e.id.to_string() == id).map(|e| e.bounds);
-    }
-    if let Some(text) = args.target_text.as_deref() {
-        let mut found = obs.elements.iter().filter(|e| e.label == text);
-        let first = found.next()?;
-        return found.next().is_none().then_some(first.bounds);
-    }
-    if let Some([x, y, w, h]) = args.region.as_deref() {
-        let fit = |v: i64| i32::try_from(v).ok();
-        let size = |v: i64| u32::try_from(v).ok();
-        return Some(Rect::new(fit(*x)?, fit(*y)?, size(*w)?, size(*h)?));
-    }
-    None
+/// The region an `inspect` call named.
+fn region_box(args: &RawArgs) -> Option<Rect> {
+    let [x, y, w, h] = args.region.as_deref()? else { return None };
+    let fit = |v: i64| i32::try_from(v).ok();
+    let size = |v: i64| u32::try_from(v).ok();
+    Some(Rect::new(fit(*x)?, fit(*y)?, size(*w)?, size(*h)?))
 }
 
-/// The target's box after the call: the same element id if it is still listed.
-fn target_box_in(after: &Observation, args: &RawArgs, before: Option<&Arc<Observation>>) -> Option<Rect> {
-    target_box(after, args).or_else(|| before.and_then(|b| target_box(b, args)))
+fn bounds(r: &Rect) -> [i64; 4] {
+    [r.x.into(), r.y.into(), r.width.into(), r.height.into()]
 }
 
 /// A trace as read back: its header and its steps.

@@ -4,5 +4,5 @@ pub mod attribution;
 pub mod semantic;
 pub mod visual;
 
-pub use semantic::{ElementRef, SemanticDiff, StateView};
+pub use semantic::{ElementRef, SemanticDiff, StateChange, StateView};
 pub use visual::{Thumbnail, VisualDiff};
