@@ -12,9 +12,9 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
-use handrail_core::{Engine, Mode, Outcome, Turn};
+use handrail_calls::{Calls, TurnMeta};
+use handrail_core::{Mode, Outcome};
 use handrail_models::chat::{ChatClient, ChatError};
-use handrail_trace::{Step, TraceWriter};
 use handrail_wire::tool::{computer_schema, COMPUTER, COMPUTER_DESCRIPTION};
 use serde_json::{json, Value};
 
@@ -75,6 +75,8 @@ pub enum Finish {
 pub enum AgentError {
     #[error(transparent)]
     Chat(#[from] ChatError),
+    #[error("the task's turn could not be kept: {0}")]
+    Turn(String),
 }
 
 /// What the loop reports as it goes.
@@ -199,26 +201,20 @@ fn call_arguments(function: &Value) -> Result<Value, String> {
     }
 }
 
-fn unix_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
-
-/// Runs `task` to its end. `stop` is polled between steps and while waiting for the model.
+/// Runs `task` to its end, every tool call through the call layer (which records the trace and the
+/// audit log). `stop` is polled between steps and while waiting for the model.
 pub fn run(
-    engine: &mut Engine,
+    calls: &mut Calls,
     chat: &ChatClient,
     task: &str,
     options: &AgentOptions,
     stop: &dyn Fn() -> bool,
-    mut trace: Option<&mut TraceWriter>,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Finish, AgentError> {
     let started = Instant::now();
     let deadline = started + options.time_limit;
-    let turn = Turn { id: options.turn_id.clone(), intent: task.to_string(), mode: options.mode };
-    engine.begin_turn(turn.clone());
+    // One task is one turn, named by the runner; the task is the user's intent.
+    let turn = TurnMeta { id: Some(options.turn_id.clone()), intent: Some(task.to_string()), mode: Some(options.mode) };
     let tools = json!([{"type": "function", "function": {
         "name": COMPUTER, "description": COMPUTER_DESCRIPTION, "parameters": computer_schema()}}]);
     let mut conversation = Conversation::new(task, options.keep_images);
@@ -240,16 +236,16 @@ pub fn run(
             return Ok(if stop() { Finish::Stopped } else { Finish::TimeLimit(options.time_limit) });
         };
         let content = message.get("content").and_then(Value::as_str).unwrap_or("").to_string();
-        let calls: Vec<Value> = message.get("tool_calls").and_then(Value::as_array).cloned().unwrap_or_default();
-        if calls.is_empty() {
+        let tool_calls: Vec<Value> = message.get("tool_calls").and_then(Value::as_array).cloned().unwrap_or_default();
+        if tool_calls.is_empty() {
             return Ok(Finish::Answered(content));
         }
         if !content.trim().is_empty() {
             progress(Progress::Said(&content));
         }
         // The assistant message goes back as sent, with ids filled in where a server left them out.
-        let mut calls = calls;
-        for (i, call) in calls.iter_mut().enumerate() {
+        let mut tool_calls = tool_calls;
+        for (i, call) in tool_calls.iter_mut().enumerate() {
             if call.get("id").and_then(Value::as_str).is_none_or(str::is_empty) {
                 call["id"] = json!(format!("call_{round}_{i}"));
             }
@@ -257,10 +253,10 @@ pub fn run(
                 call["type"] = json!("function");
             }
         }
-        conversation.push(json!({"role": "assistant", "content": content, "tool_calls": calls}));
+        conversation.push(json!({"role": "assistant", "content": content, "tool_calls": tool_calls}));
 
         let mut screenshot = None;
-        for call in &calls {
+        for call in &tool_calls {
             let id = call["id"].as_str().unwrap_or_default().to_string();
             if steps >= options.max_steps {
                 conversation.push(json!({"role": "tool", "tool_call_id": id,
@@ -282,26 +278,15 @@ pub fn run(
                         text
                     }
                     Ok(arguments) => {
-                        let before = engine.latest().cloned();
-                        let (outcome, raw) = match handrail_wire::decode_args(&arguments) {
-                            Ok(raw) => (engine.call_args(&raw), raw),
-                            Err(e) => (engine.refuse_arguments(&e.to_string()), Default::default()),
+                        let args = handrail_wire::decode_args(&arguments).map_err(|e| e.to_string());
+                        let ran = match calls.call(&turn, args, None) {
+                            Ok(ran) => ran,
+                            // The runner names every turn the same way: a conflict is a bug here.
+                            Err(e) => return Err(AgentError::Turn(e.to_string())),
                         };
+                        let outcome = ran.outcome;
                         let summary: String = arguments.to_string().chars().take(160).collect();
                         progress(Progress::Called { step: steps, call: &summary, outcome: &outcome });
-                        if let Some(trace) = trace.as_deref_mut() {
-                            let step = Step {
-                                unix_ms: unix_ms(),
-                                turn: &turn,
-                                tool: COMPUTER,
-                                args: &raw,
-                                before: before.as_ref(),
-                                outcome: &outcome,
-                            };
-                            if let Err(e) = trace.record(step) {
-                                log::warn!("cannot record the trace: {e}");
-                            }
-                        }
                         if let Some(obs) = outcome.observation.as_ref() {
                             if let Some(image) = obs.image.as_ref() {
                                 screenshot = Some((obs.id.to_string(), image.mime, image.bytes.clone()));

@@ -6,6 +6,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use handrail_agent::{AgentOptions, Finish, Progress};
+use handrail_calls::{AuditLog, Calls, TurnDefaults};
 use handrail_core::{Config, Engine, Knobs, Mode, Vision};
 use handrail_models::chat::ChatClient;
 
@@ -47,6 +48,9 @@ pub struct AgentArgs {
     /// Record a trace of every call in this folder and write its HTML report there at the end.
     #[arg(long, value_name = "DIR")]
     trace: Option<PathBuf>,
+    /// Append one JSON line per call to this file (typed text by length only, URLs without credentials).
+    #[arg(long, value_name = "FILE")]
+    audit_log: Option<PathBuf>,
     /// Draw element ids on the screenshots the model sees (set-of-marks).
     #[arg(long)]
     marks: bool,
@@ -106,11 +110,32 @@ pub fn run(args: AgentArgs) -> Result<std::process::ExitCode> {
     };
     let config = Config { vision, marks: args.marks, knobs, ..Config::default() };
     let (desktop, running) = open_desktop(WHO, &choice, sees, &config.url_policy)?;
-    let mut engine = Engine::new(desktop, config);
-    let mut trace = match &args.trace {
+    let engine = Engine::new(desktop, config);
+    let trace = match &args.trace {
         Some(dir) => Some(handrail_trace::TraceWriter::create(dir, WHO, now_ms()).context("starting the trace")?),
         None => None,
     };
+    let audit = match &args.audit_log {
+        Some(path) => Some(AuditLog::open(path).with_context(|| format!("opening the audit log {}", path.display()))?),
+        None => None,
+    };
+    let mode = if args.unattended { Mode::Unattended } else { Mode::Interactive };
+    let options = AgentOptions {
+        model: args.model.clone(),
+        mode,
+        max_steps: args.max_steps,
+        time_limit: Duration::from_secs(args.time_limit),
+        keep_images: args.keep_images,
+        ..AgentOptions::default()
+    };
+    // The run's one turn is the task; the call layer starts in it.
+    let defaults = TurnDefaults {
+        id: options.turn_id.clone(),
+        intent: args.task.clone(),
+        mode,
+        source: handrail_core::TurnSource::Host,
+    };
+    let mut calls = Calls::new(engine, defaults, audit, trace);
 
     // Ctrl-C and SIGTERM end the run between steps (or while waiting for the model), then clean up.
     let signals = handrail_sandbox::SignalWatcher::install().context("watching for Ctrl-C")?;
@@ -123,14 +148,6 @@ pub fn run(args: AgentArgs) -> Result<std::process::ExitCode> {
         stopped.get()
     };
 
-    let options = AgentOptions {
-        model: args.model.clone(),
-        mode: if args.unattended { Mode::Unattended } else { Mode::Interactive },
-        max_steps: args.max_steps,
-        time_limit: Duration::from_secs(args.time_limit),
-        keep_images: args.keep_images,
-        ..AgentOptions::default()
-    };
     let mut show = |p: Progress<'_>| match p {
         Progress::Asking(round) => eprintln!("{WHO}: asking {} (round {round})", args.model),
         Progress::Said(text) => println!("model: {}", text.trim()),
@@ -149,8 +166,8 @@ pub fn run(args: AgentArgs) -> Result<std::process::ExitCode> {
             );
         }
     };
-    let result = handrail_agent::run(&mut engine, &chat, &args.task, &options, &stop_once, trace.as_mut(), &mut show);
-    drop(engine);
+    let result = handrail_agent::run(&mut calls, &chat, &args.task, &options, &stop_once, &mut show);
+    drop(calls);
     let stopped_desktop = running.stop();
     if let Some(dir) = &args.trace {
         match handrail_trace::report::write_report(dir) {

@@ -19,7 +19,7 @@ use anyhow::{bail, Context, Result};
 use handrail_core::guard::url::UrlPolicy;
 use handrail_core::{Config, Engine, Mode, Vision};
 use handrail_imaging::{encoder, ImageFormat};
-use handrail_mcp::{HandrailServer, LocalSession, ServerOptions, TurnDefaults};
+use handrail_mcp::{Calls, HandrailServer, LocalSession, ServerOptions, TurnDefaults};
 use handrail_platform::{Rect, Size};
 use handrail_sandbox::{Sandbox, SandboxOptions};
 use handrail_sim::{Reaction, SimDesktop, Widget, WindowSpec};
@@ -161,7 +161,8 @@ fn server(desktop: handrail_platform::Desktop, vision: Vision, trace: TraceWrite
     let engine = Engine::new(desktop, Config { vision, ..Config::default() });
     let defaults =
         TurnDefaults { id: TURN.into(), intent: INTENT.into(), mode: Mode::Interactive, ..TurnDefaults::default() };
-    HandrailServer::start(engine, defaults, None, Some(trace), ServerOptions::default()).context("starting the server")
+    HandrailServer::start(Calls::new(engine, defaults, None, Some(trace)), ServerOptions::default())
+        .context("starting the server")
 }
 
 /// Serves the notes page on 127.0.0.1 until the process ends; returns its URL.
@@ -224,7 +225,7 @@ fn run_simulated(trace: TraceWriter) -> Result<u32> {
 
 pub fn run(trace_dir: &Path, simulated: bool) -> Result<()> {
     let trace =
-        TraceWriter::create(trace_dir, "handrail demo", handrail_mcp::desk::unix_ms()).context("starting the trace")?;
+        TraceWriter::create(trace_dir, "handrail demo", handrail_calls::unix_ms()).context("starting the trace")?;
     let mut steps = if simulated { run_simulated(trace)? } else { run_on_sandbox(trace)? };
 
     // A text-only model never reaches any desktop: its server does not even open one.

@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use handrail_core::{Budgets, Config, Engine, Mode, TurnSource};
-use handrail_mcp::{AuditLog, HandrailServer, HttpOptions, ImageRoots, ServerOptions, TurnDefaults};
+use handrail_mcp::{AuditLog, Calls, HandrailServer, HttpOptions, ImageRoots, ServerOptions, TurnDefaults};
 
 use crate::desktops::{open_desktop, DesktopChoice};
 
@@ -163,14 +163,14 @@ pub fn run(args: ServeArgs) -> Result<()> {
     };
     let trace = match &args.trace {
         Some(dir) => Some(
-            handrail_trace::TraceWriter::create(dir, WHO, handrail_mcp::desk::unix_ms())
+            handrail_trace::TraceWriter::create(dir, WHO, handrail_calls::unix_ms())
                 .with_context(|| format!("starting the trace in {}", dir.display()))?,
         ),
         None => None,
     };
     let options = ServerOptions { image_roots: ImageRoots::new(args.image_roots.clone()), ..ServerOptions::default() };
-    let server =
-        HandrailServer::start(engine, defaults, audit, trace, options).context("starting the engine thread")?;
+    let server = HandrailServer::start(Calls::new(engine, defaults, audit, trace), options)
+        .context("starting the engine thread")?;
 
     let served = match args.http {
         None => {

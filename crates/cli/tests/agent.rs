@@ -234,9 +234,21 @@ fn an_unattended_turn_refuses_a_destructive_click() {
         }),
     );
     let app = probe_app();
+    let audit = std::env::temp_dir().join(format!("handrail-agent-audit-{}.jsonl", std::process::id()));
+    let _ = std::fs::remove_file(&audit);
     let out = agent(
         &server,
-        &["--model", "qwen2.5vl:7b", "--unattended", "delete my account", "--", "/usr/bin/python3", &app],
+        &[
+            "--model",
+            "qwen2.5vl:7b",
+            "--unattended",
+            "--audit-log",
+            audit.to_str().expect("utf-8"),
+            "delete my account",
+            "--",
+            "/usr/bin/python3",
+            &app,
+        ],
     );
     assert!(out.status.success(), "{}", show(&out));
     let requests = server.requests();
@@ -244,6 +256,22 @@ fn an_unattended_turn_refuses_a_destructive_click() {
     let refused = refused.unwrap_or_else(|| panic!("no refusal reached the model: {}", show(&out)));
     assert!(refused.contains("Delete account"), "{refused}");
     assert!(!String::from_utf8_lossy(&out.stderr).contains("delete-clicked"), "the click never reached the app");
+
+    // The call layer recorded every tool call the model made, in the task's one unattended turn.
+    let lines: Vec<Value> = std::fs::read_to_string(&audit)
+        .expect("the audit log is written")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+        .collect();
+    let tool_results = requests.iter().skip(1).count();
+    assert_eq!(lines.len(), tool_results, "one line per tool call: {lines:#?}");
+    assert!(
+        lines.iter().all(|l| l["turn"] == "agent-1" && l["mode"] == "unattended" && l["version"] == 1),
+        "{lines:#?}"
+    );
+    let last = lines.last().expect("a line");
+    assert_eq!((last["verdict"].as_str(), last["reason"].as_str()), (Some("[refused]"), Some("destructive_target")));
+    let _ = std::fs::remove_file(&audit);
 }
 
 #[test]

@@ -4,8 +4,9 @@
 //! `computer` call becomes [`handrail_core::RawArgs`] for the engine, which runs on its own thread
 //! ([`desk`]), and every result goes back as the text block, the screenshot and structured content.
 //!
-//! Turns come from the host in request `_meta` ([`desk::META_TURN`], [`desk::META_INTENT`],
-//! [`desk::META_MODE`]) or, for hosts that cannot send them, from command-line defaults.
+//! Turns come from the host in request `_meta` ([`META_TURN`], [`META_INTENT`], [`META_MODE`]) or,
+//! for hosts that cannot send them, from command-line defaults; the call layer (`handrail-calls`)
+//! resolves them and records every call.
 
 pub mod desk;
 pub mod images;
@@ -14,7 +15,8 @@ pub mod server;
 pub mod tools;
 pub mod transport;
 
-pub use desk::{AuditLog, Desk, TurnDefaults, TurnMeta, META_INTENT, META_MODE, META_TURN};
+pub use desk::Desk;
+pub use handrail_calls::{AuditLog, Calls, TurnDefaults, TurnMeta, META_INTENT, META_MODE, META_TURN};
 pub use images::ImageRoots;
 pub use local::{LocalError, LocalSession};
 pub use server::{HandrailServer, ServerOptions};

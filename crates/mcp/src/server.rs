@@ -18,7 +18,9 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, Peer, ServerHandler};
 use serde_json::Value;
 
-use crate::desk::{unix_ms, Desk, TurnMeta};
+use handrail_calls::{unix_ms, Calls, TurnMeta};
+
+use crate::desk::Desk;
 use crate::images::{read_image, ImageBook, ImageRoots};
 use crate::tools::{computer_tool, read_image_tool, COMPUTER, READ_IMAGE};
 
@@ -88,16 +90,10 @@ impl HandrailServer {
         }
     }
 
-    /// Starts the engine thread for `engine` and a server over it.
-    pub fn start(
-        engine: handrail_core::Engine,
-        defaults: crate::desk::TurnDefaults,
-        audit: Option<crate::desk::AuditLog>,
-        trace: Option<handrail_trace::TraceWriter>,
-        options: ServerOptions,
-    ) -> std::io::Result<Self> {
-        let vision = engine.config().vision.clone();
-        let desk = Desk::start(engine, defaults, audit, trace)?;
+    /// Starts the engine thread for the call layer and a server over it.
+    pub fn start(calls: Calls, options: ServerOptions) -> std::io::Result<Self> {
+        let vision = calls.engine().config().vision.clone();
+        let desk = Desk::start(calls)?;
         Ok(Self::new(desk, vision, options))
     }
 
@@ -158,8 +154,7 @@ impl HandrailServer {
         // retries the same call with the person's answer. Nothing was done in between.
         let pending_question = asked.lock().ok().and_then(|mut q| q.take());
         if let Some(question) = pending_question {
-            if ran.outcome.status == Status::Refused {
-                self.shared.desk.audit_call(&ran, Some("[input_required] asked the person"));
+            if ran.asked {
                 let handle = self.remember_question(question.clone());
                 let mut requests = InputRequests::new();
                 requests.insert(
@@ -169,7 +164,6 @@ impl HandrailServer {
                 return Ok(CallToolResponse::InputRequired(InputRequiredResult::new(Some(requests), Some(handle))));
             }
         }
-        self.shared.desk.audit_call(&ran, None);
         Ok(CallToolResponse::Complete(computer_result(&ran.outcome)))
     }
 
@@ -312,6 +306,10 @@ struct AskLater {
 }
 
 impl Confirm for AskLater {
+    fn deferred(&self) -> bool {
+        self.asked.lock().is_ok_and(|q| q.is_some())
+    }
+
     fn confirm(&mut self, question: &str) -> Option<bool> {
         match &self.answer {
             Some((q, allow)) if q == question => Some(*allow),

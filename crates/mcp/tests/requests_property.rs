@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use handrail_core::{Config, Engine, Vision};
-use handrail_mcp::{HandrailServer, ServerOptions, TurnDefaults};
+use handrail_mcp::{Calls, HandrailServer, ServerOptions, TurnDefaults};
 use handrail_platform::{Rect, Size};
 use handrail_sim::{SimDesktop, Widget, WindowSpec};
 use proptest::prelude::*;
@@ -103,8 +103,8 @@ impl Harness {
         let mut desktop = scene().desktop();
         desktop.encoder = handrail_imaging::encoder(handrail_imaging::ImageFormat::Png);
         let engine = Engine::new(desktop, Config { vision: Vision::Capable, ..Config::default() });
-        let server = HandrailServer::start(engine, TurnDefaults::default(), None, None, ServerOptions::default())
-            .expect("server");
+        let calls = Calls::new(engine, TurnDefaults::default(), None, None);
+        let server = HandrailServer::start(calls, ServerOptions::default()).expect("server");
         runtime.spawn(async move {
             if let Ok(running) = server.serve(tokio::io::split(server_io)).await {
                 let _ = running.waiting().await;

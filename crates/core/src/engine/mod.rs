@@ -49,8 +49,14 @@ use summary::Signature;
 
 /// Asks the person (e.g. through MCP elicitation) whether an action the intent does not back may run.
 pub trait Confirm: Send {
-    /// `Some(true)` to allow, `Some(false)` to refuse, `None` when nobody can be asked.
+    /// `Some(true)` to allow, `Some(false)` to refuse, `None` when nobody can be asked now.
     fn confirm(&mut self, question: &str) -> Option<bool>;
+
+    /// Whether a question was handed on to be answered later (a host that retries the call with the
+    /// person's answer): the refusal is then a question pending, not the final word.
+    fn deferred(&self) -> bool {
+        false
+    }
 }
 
 /// What the session remembers within a turn.
@@ -117,6 +123,12 @@ impl Engine {
     /// Nobody can be asked any more: destructive targets the intent does not back are refused.
     pub fn clear_confirm(&mut self) {
         self.confirm = None;
+    }
+
+    /// Takes back the way of asking the person set for the last call (to learn whether it deferred a
+    /// question); nobody can be asked afterwards.
+    pub fn take_confirm(&mut self) -> Option<Box<dyn Confirm>> {
+        self.confirm.take()
     }
 
     pub fn config(&self) -> &Config {
