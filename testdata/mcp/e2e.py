@@ -5,6 +5,9 @@ Usage:
   e2e.py blind    TARGET MODE            a text-only model: the exact refusal, no screenshot
   e2e.py errors   TARGET MODE            malformed requests get errors and the server keeps serving
   e2e.py images   TARGET MODE DIR        read_image under DIR/allowed (the server's --image-root)
+  e2e.py replicas TARGET MODE OTHER STRANGER
+                                         a question asked by TARGET is answered through OTHER (a replica
+                                         sharing its state key); STRANGER (another key) asks again
 
 TARGET is an http(s) URL of the server's /mcp endpoint, or `stdio:` followed by the server command
 line (space-separated). MODE is the client's protocol mode: `legacy` (initialize handshake,
@@ -269,6 +272,41 @@ async def errors(client):
     check(not result.is_error and text_of(result).startswith("[ok] see"), "the server keeps serving", text_of(result))
 
 
+async def replicas(client, other, stranger):
+    # Each replica keeps its own observations: the call names its target by text, and each replica has
+    # looked at the screen in this turn before it takes the call (as a conversation behind a load
+    # balancer reaches whichever replica is free).
+    meta = {"handrail/turn": "r1", "handrail/intent": "tidy up the form", "handrail/mode": "interactive"}
+    for name, server in (("first", client), ("other", other), ("stranger", stranger)):
+        s = Session(server, "r1", "tidy up the form")
+        found = await s.look_for("button", "Delete account")
+        check(found is not None, f"the {name} replica sees the Delete account button", json.dumps(s.latest)[:2000])
+    args = {"action": "click", "target_text": "Delete account"}
+    first = await client.session.call_tool("computer", args, meta=meta, allow_input_required=True)
+    check(isinstance(first, types.InputRequiredResult) and first.request_state,
+          "the first server asks the person and hands back a sealed request state", repr(first)[:1000])
+    yes = {"confirm": types.ElicitResult(action="accept", content={"allow": True})}
+    stranger_result = await stranger.session.call_tool("computer", args, meta=meta, allow_input_required=True,
+                                                         input_responses=yes, request_state=first.request_state)
+    check(isinstance(stranger_result, types.InputRequiredResult),
+          "a server with another key does not take the state and asks again", repr(stranger_result)[:1000])
+    payload, tag = first.request_state.split(".")
+    tampered = payload + "." + ("A" if tag[0] != "A" else "B") + tag[1:]
+    forged = await other.session.call_tool("computer", args, meta=meta, allow_input_required=True,
+                                           input_responses=yes, request_state=tampered)
+    check(isinstance(forged, types.InputRequiredResult), "a tampered state is not taken", repr(forged)[:1000])
+    other_call = {"action": "click", "target_text": "Does nothing"}
+    moved = await other.session.call_tool("computer", other_call, meta=meta, allow_input_required=True,
+                                          input_responses=yes, request_state=first.request_state)
+    check(not isinstance(moved, types.InputRequiredResult) and (moved.structured_content or {}).get("guard", {})
+          .get("decision") == "passed", "the state answers nothing for another call", repr(moved)[:1000])
+    result = await other.call_tool("computer", args, meta=meta, input_responses=yes,
+                                   request_state=first.request_state)
+    structured = result.structured_content or {}
+    check(structured.get("guard", {}).get("decision") == "allowed_by_person" and not result.is_error,
+          "the replica sharing the key takes the retry with the person's yes", text_of(result))
+
+
 def write_png(path, width, height):
     import struct
     import zlib
@@ -318,6 +356,12 @@ async def main():
             await errors(client)
         elif scenario == "images":
             await images(client, sys.argv[4])
+        elif scenario == "replicas":
+            async with Client(sys.argv[4], mode=mode, elicitation_callback=on_elicit,
+                              read_timeout_seconds=TIMEOUT) as other, \
+                    Client(sys.argv[5], mode=mode, elicitation_callback=on_elicit,
+                           read_timeout_seconds=TIMEOUT) as stranger:
+                await replicas(client, Validated(other), stranger)
         else:
             sys.exit(f"unknown scenario {scenario}")
         print(f"validated {client.validated} results against the output schemas", flush=True)

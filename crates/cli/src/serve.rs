@@ -7,7 +7,9 @@ use std::time::Duration;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use handrail_core::{Budgets, Config, Engine, Mode, TurnSource};
-use handrail_mcp::{AuditLog, Calls, HandrailServer, HttpOptions, ImageRoots, ServerOptions, TurnDefaults};
+use handrail_mcp::{
+    AuditLog, Calls, HandrailServer, HttpOptions, ImageRoots, Sealer, ServerOptions, TurnDefaults, QUESTION_LIFETIME,
+};
 
 use crate::desktops::{open_desktop, DesktopChoice};
 
@@ -85,6 +87,11 @@ pub struct ServeArgs {
     /// Another host name accepted in HTTP `Host` headers (repeatable; loopback names always are).
     #[arg(long = "allowed-host", value_name = "HOST", requires = "http")]
     allowed_hosts: Vec<String>,
+    /// A file holding the key (at least 32 bytes) that seals the request state of questions asked on
+    /// the stateless protocol, instead of HANDRAIL_STATE_KEY. Replicas behind one load balancer that
+    /// share it can each take a retry; without one, each process has a key of its own.
+    #[arg(long, value_name = "FILE")]
+    state_key_file: Option<PathBuf>,
     /// Another browser origin accepted on HTTP (repeatable; loopback pages always are).
     #[arg(long = "allowed-origin", value_name = "ORIGIN", requires = "http")]
     allowed_origins: Vec<String>,
@@ -105,6 +112,21 @@ fn token(args: &ServeArgs) -> Result<Option<String>> {
         return Ok(Some(t));
     }
     Ok(std::env::var("HANDRAIL_TOKEN").ok().map(|t| t.trim().to_string()).filter(|t| !t.is_empty()))
+}
+
+/// The request-state sealer from --state-key-file or HANDRAIL_STATE_KEY (the key's bytes as given,
+/// surrounding whitespace removed), if either is set.
+fn sealer(args: &ServeArgs) -> Result<Option<Sealer>> {
+    let key = match &args.state_key_file {
+        Some(path) => std::fs::read(path).with_context(|| format!("reading the state key file {}", path.display()))?,
+        None => match std::env::var_os("HANDRAIL_STATE_KEY") {
+            Some(k) => k.into_encoded_bytes(),
+            None => return Ok(None),
+        },
+    };
+    let key = key.trim_ascii().to_vec();
+    let sealer = Sealer::new(key, QUESTION_LIFETIME).context("the request-state key")?;
+    Ok(Some(sealer))
 }
 
 fn config(args: &ServeArgs) -> Result<Config> {
@@ -137,6 +159,7 @@ fn config(args: &ServeArgs) -> Result<Config> {
 pub fn run(args: ServeArgs) -> Result<()> {
     let config = config(&args)?;
     let token = token(&args)?;
+    let sealer = sealer(&args)?;
     let sees = config.vision == handrail_core::Vision::Capable;
     let choice = DesktopChoice {
         sandbox: args.sandbox,
@@ -168,7 +191,8 @@ pub fn run(args: ServeArgs) -> Result<()> {
         ),
         None => None,
     };
-    let options = ServerOptions { image_roots: ImageRoots::new(args.image_roots.clone()), ..ServerOptions::default() };
+    let options =
+        ServerOptions { image_roots: ImageRoots::new(args.image_roots.clone()), sealer, ..ServerOptions::default() };
     let server = HandrailServer::start(Calls::new(engine, defaults, audit, trace), options)
         .context("starting the engine thread")?;
 

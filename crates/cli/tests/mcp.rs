@@ -391,3 +391,42 @@ fn the_mcp_conformance_scenarios_for_a_tools_server_pass_over_http() {
     }
     assert!(served.stop().success());
 }
+
+/// Two HTTP servers over one desktop, sharing the request-state key (replicas behind a load
+/// balancer): a question one of them asks on the stateless protocol is answered through the other.
+/// A third server with a key of its own, and a tampered state, ask again. What the app received is
+/// read from the app itself: the delete goes through exactly once, after the person's yes.
+#[test]
+fn a_question_asked_by_one_replica_is_answered_through_another() {
+    let _serial = serial();
+    let sandbox = handrail_sandbox::Sandbox::start(handrail_sandbox::SandboxOptions {
+        parent_death_signal: false,
+        ..Default::default()
+    })
+    .expect("sandbox starts (run scripts/setup-desktop)");
+    let mut command = sandbox.command("/usr/bin/python3");
+    command.arg(probe_app());
+    let mut app = handrail_testkit::LineApp::spawn(command);
+    assert!(app.wait_for(|l| l.starts_with("geometry ")).is_some(), "the probe app came up: {:?}", app.seen);
+
+    let dir = std::env::temp_dir().join(format!("handrail-replicas-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let (shared, own) = (dir.join("shared.key"), dir.join("own.key"));
+    std::fs::write(&shared, "0123456789abcdef0123456789abcdef-shared").expect("key");
+    std::fs::write(&own, "fedcba9876543210fedcba9876543210-own-key").expect("key");
+    let display = sandbox.display();
+    // The desktop's own session: its buses (accessibility among them), as a user's session has them.
+    let env = sandbox.env();
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let serve = |key: &Path| {
+        let key = key.to_str().expect("utf-8");
+        Served::start(&["--display", &display, "--vision", "yes", "--state-key-file", key], &env)
+    };
+    let (a, b, stranger) = (serve(&shared), serve(&shared), serve(&own));
+    e2e(&["replicas", &a.url, "auto", &b.url, &stranger.url]);
+    assert!(app.wait_for(|l| l == "delete-clicked").is_some(), "the yes reached the app: {:?}", app.seen);
+    app.pending();
+    assert_eq!(app.seen.iter().filter(|l| *l == "delete-clicked").count(), 1, "exactly once: {:?}", app.seen);
+    drop((a, b, stranger));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,7 +1,6 @@
 //! The MCP server: tool listing, `computer` and `read_image` calls, turns from `_meta`, and asking the
 //! person (elicitation) about destructive targets the user's intent does not back.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -22,6 +21,7 @@ use handrail_calls::{unix_ms, Calls, TurnMeta};
 
 use crate::desk::Desk;
 use crate::images::{read_image, ImageBook, ImageRoots};
+use crate::sealed::{call_digest, SealError, Sealer};
 use crate::tools::{computer_tool, read_image_tool, COMPUTER, READ_IMAGE};
 
 const INSTRUCTIONS: &str = "\
@@ -44,11 +44,17 @@ pub struct ServerOptions {
     pub image_roots: ImageRoots,
     /// How long to wait for the person to answer a question.
     pub elicit_timeout: Duration,
+    /// Seals the request state of questions on the stateless protocol. Replicas that share its key
+    /// can each take a retry; `None`: a key of this process's own.
+    pub sealer: Option<Sealer>,
 }
+
+/// How long a question asked on the stateless protocol may be answered.
+pub const QUESTION_LIFETIME: Duration = Duration::from_secs(600);
 
 impl Default for ServerOptions {
     fn default() -> Self {
-        Self { image_roots: ImageRoots::new([]), elicit_timeout: Duration::from_secs(120) }
+        Self { image_roots: ImageRoots::new([]), elicit_timeout: Duration::from_secs(120), sealer: None }
     }
 }
 
@@ -57,9 +63,7 @@ struct Shared {
     vision: Vision,
     options: ServerOptions,
     images: Mutex<ImageBook>,
-    /// Questions awaiting an answer from clients on the stateless protocol, by request-state handle.
-    pending: Mutex<HashMap<String, String>>,
-    next_handle: Mutex<u64>,
+    sealer: Sealer,
 }
 
 /// One MCP server over one desktop. Cheap to clone: every session of every transport shares the
@@ -77,43 +81,21 @@ impl std::fmt::Debug for HandrailServer {
 
 impl HandrailServer {
     /// `vision` must be what the engine was configured with (it also gates `read_image`).
-    pub fn new(desk: Desk, vision: Vision, options: ServerOptions) -> Self {
-        Self {
-            shared: Arc::new(Shared {
-                desk,
-                vision,
-                options,
-                images: Mutex::new(ImageBook::default()),
-                pending: Mutex::new(HashMap::new()),
-                next_handle: Mutex::new(0),
-            }),
-        }
+    pub fn new(desk: Desk, vision: Vision, options: ServerOptions) -> Result<Self, SealError> {
+        let sealer = match options.sealer.clone() {
+            Some(s) => s,
+            None => Sealer::random(QUESTION_LIFETIME)?,
+        };
+        Ok(Self {
+            shared: Arc::new(Shared { desk, vision, options, images: Mutex::new(ImageBook::default()), sealer }),
+        })
     }
 
     /// Starts the engine thread for the call layer and a server over it.
     pub fn start(calls: Calls, options: ServerOptions) -> std::io::Result<Self> {
         let vision = calls.engine().config().vision.clone();
         let desk = Desk::start(calls)?;
-        Ok(Self::new(desk, vision, options))
-    }
-
-    fn remember_question(&self, question: String) -> String {
-        let n = match self.shared.next_handle.lock() {
-            Ok(mut n) => {
-                *n += 1;
-                *n
-            }
-            Err(_) => 0,
-        };
-        // Unguessable enough that a client cannot answer a question it was not asked.
-        let handle = format!("confirm-{n}-{:x}", unix_ms().wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (n << 17));
-        if let Ok(mut pending) = self.shared.pending.lock() {
-            if pending.len() > 64 {
-                pending.clear();
-            }
-            pending.insert(handle.clone(), question);
-        }
-        handle
+        Self::new(desk, vision, options).map_err(std::io::Error::other)
     }
 
     async fn computer(
@@ -122,8 +104,9 @@ impl HandrailServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let turn = turn_meta(&request, &context)?;
-        let args =
-            decode_args(&Value::Object(request.arguments.clone().unwrap_or_default())).map_err(|e| e.to_string());
+        let arguments = request.arguments.clone().unwrap_or_default();
+        let call = call_digest(&arguments);
+        let args = decode_args(&Value::Object(arguments)).map_err(|e| e.to_string());
 
         let stateless = context.protocol_version().is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
         let can_elicit = context
@@ -139,7 +122,9 @@ impl HandrailServer {
                 timeout: self.shared.options.elicit_timeout,
             })),
             (true, true) => {
-                let answer = self.answer_from_retry(&request);
+                // The turn this retry runs in: the one the host names, else the current one.
+                let turn_id = turn.id.clone().unwrap_or_else(|| self.shared.desk.current_turn().id);
+                let answer = self.answer_from_retry(&request, &turn_id, &call);
                 Some(Box::new(AskLater { answer, asked: asked.clone() }))
             }
         };
@@ -155,7 +140,7 @@ impl HandrailServer {
         let pending_question = asked.lock().ok().and_then(|mut q| q.take());
         if let Some(question) = pending_question {
             if ran.asked {
-                let handle = self.remember_question(question.clone());
+                let handle = self.shared.sealer.seal(&question, &ran.turn.id, &call, unix_ms());
                 let mut requests = InputRequests::new();
                 requests.insert(
                     CONFIRM_KEY.to_string(),
@@ -167,12 +152,19 @@ impl HandrailServer {
         Ok(CallToolResponse::Complete(computer_result(&ran.outcome)))
     }
 
-    /// The person's answer carried by a retried call, bound to the question it answers.
-    fn answer_from_retry(&self, request: &CallToolRequestParams) -> Option<(String, bool)> {
-        let handle = request.request_state.as_ref()?;
-        let question = self.shared.pending.lock().ok()?.remove(handle)?;
+    /// The person's answer carried by a retried call, bound to the question it answers: the sealed
+    /// state must be this call's, in this turn, unexpired and sealed with our key.
+    fn answer_from_retry(&self, request: &CallToolRequestParams, turn: &str, call: &str) -> Option<(String, bool)> {
+        let state = request.request_state.as_ref()?;
+        let question = match self.shared.sealer.open(state, turn, call, unix_ms()) {
+            Ok(q) => q,
+            Err(e) => {
+                log::warn!("a retried call's request state was not accepted: {e}");
+                return None;
+            }
+        };
         let response = request.input_responses.as_ref()?.get(CONFIRM_KEY)?;
-        Some((question, elicit_allows(response)))
+        Some((question.text, elicit_allows(response)))
     }
 
     async fn read_image(
