@@ -5,6 +5,8 @@ Usage:
   e2e.py blind    TARGET MODE            a text-only model: the exact refusal, no screenshot
   e2e.py errors   TARGET MODE            malformed requests get errors and the server keeps serving
   e2e.py images   TARGET MODE DIR        read_image under DIR/allowed (the server's --image-root)
+  e2e.py progress TARGET MODE            progress notifications of a long call, and a call cancelled
+                                         while it waits (the engine is free again at once)
   e2e.py replicas TARGET MODE OTHER STRANGER
                                          a question asked by TARGET is answered through OTHER (a replica
                                          sharing its state key); STRANGER (another key) asks again
@@ -20,6 +22,9 @@ declares in tools/list, by the `jsonschema` package (an implementation independe
 """
 
 import asyncio
+import time
+
+import anyio
 import base64
 import json
 import os
@@ -272,6 +277,42 @@ async def errors(client):
     check(not result.is_error and text_of(result).startswith("[ok] see"), "the server keeps serving", text_of(result))
 
 
+async def progress(client):
+    s = Session(client, "p1", "press Change")
+    change = await s.look_for("button", "Change")
+    check(change is not None, "the probe app's Change button is listed", json.dumps(s.latest)[:2000])
+    heard = []
+
+    async def on_progress(progress, total, message):
+        heard.append((progress, message))
+
+    # expect= that never comes true keeps the call waiting for the whole expect timeout.
+    args = {"action": "click", "observation_id": change[0], "element_id": change[1], "expect": "text:never shown"}
+    meta = {"handrail/turn": "p1", "handrail/intent": "press Change", "handrail/mode": "interactive"}
+    result = await client.call_tool("computer", args, meta=meta, progress_callback=on_progress)
+    check(text_of(result).startswith("[ok+expectation_not_met]"), "the long call ends unmet", text_of(result))
+    messages = [m for _, m in heard]
+    order = ["click: sending the input", "waiting for the screen to settle", "observing the screen"]
+    check(all(m in messages for m in order) and [messages.index(m) for m in order] == sorted(
+        messages.index(m) for m in order), "progress names each step in order", repr(messages))
+    check(any("waiting for text" in (m or "") for m in messages), "and the wait for the expectation",
+          repr(messages))
+    check([p for p, _ in heard] == sorted(p for p, _ in heard), "progress only grows", repr(heard))
+
+    latest = (result.structured_content or {})["observation"]["id"]
+    args = {"action": "click", "observation_id": latest, "element_id": change[1], "expect": "text:never shown"}
+    started = time.monotonic()
+    with anyio.move_on_after(1.0) as scope:
+        await client.call_tool("computer", args, meta=meta)
+    check(scope.cancelled_caught, "the second long call is cancelled by the client while it waits")
+    result = await client.call_tool("computer", {"action": "see"}, meta=meta)
+    took = time.monotonic() - started
+    check(not result.is_error, "the next call runs", text_of(result))
+    # Uncancelled, the engine would still be waiting out the expectation (3 s) before this see.
+    check(took < 2.5, f"the engine was free at once ({took:.2f} s from the start of the cancelled call)")
+    print(f"cancelled call and the next see took {took:.2f} s", flush=True)
+
+
 async def replicas(client, other, stranger):
     # Each replica keeps its own observations: the call names its target by text, and each replica has
     # looked at the screen in this turn before it takes the call (as a conversation behind a load
@@ -356,6 +397,8 @@ async def main():
             await errors(client)
         elif scenario == "images":
             await images(client, sys.argv[4])
+        elif scenario == "progress":
+            await progress(client)
         elif scenario == "replicas":
             async with Client(sys.argv[4], mode=mode, elicitation_callback=on_elicit,
                               read_timeout_seconds=TIMEOUT) as other, \

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use handrail_calls::{Calls, TurnMeta};
-use handrail_core::{Mode, Outcome};
+use handrail_core::{CallHooks, Mode, Outcome};
 use handrail_models::chat::{ChatClient, ChatError};
 use handrail_wire::tool::{computer_schema, COMPUTER, COMPUTER_DESCRIPTION};
 use serde_json::{json, Value};
@@ -279,7 +279,7 @@ pub fn run(
                     }
                     Ok(arguments) => {
                         let args = handrail_wire::decode_args(&arguments).map_err(|e| e.to_string());
-                        let ran = match calls.call(&turn, args, None) {
+                        let ran = match calls.call(&turn, args, CallHooks::default()) {
                             Ok(ran) => ran,
                             // The runner names every turn the same way: a conflict is a bug here.
                             Err(e) => return Err(AgentError::Turn(e.to_string())),

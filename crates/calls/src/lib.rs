@@ -12,7 +12,7 @@ mod turns;
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use handrail_core::{Confirm, Engine, Outcome, RawArgs, Status, Turn, TurnSource};
+use handrail_core::{CallHooks, Engine, Outcome, RawArgs, Status, Turn, TurnSource};
 use handrail_trace::{Step, TraceWriter};
 use handrail_wire::{AuditContext, AuditRecord};
 
@@ -34,7 +34,7 @@ pub struct Ran {
     pub outcome: Outcome,
     pub turn: Turn,
     pub args: RawArgs,
-    /// The refusal is a question handed on to the person (see [`Confirm::deferred`]).
+    /// The refusal is a question handed on to the person (see [`handrail_core::Confirm::deferred`]).
     pub asked: bool,
 }
 
@@ -109,15 +109,10 @@ impl Calls {
         self.trace.as_ref()
     }
 
-    /// Runs one call: resolves its turn from `meta`, runs it on the engine (with `confirm` as the way
-    /// to ask the person, for this call only), and records it. `args` is the decoded arguments, or why
-    /// they could not be decoded (the capability gate still answers first).
-    pub fn call(
-        &mut self,
-        meta: &TurnMeta,
-        args: Result<RawArgs, String>,
-        confirm: Option<Box<dyn Confirm>>,
-    ) -> Result<Ran, MetaError> {
+    /// Runs one call: resolves its turn from `meta`, runs it on the engine with `hooks` (a way to ask
+    /// the person, to report progress, to cancel — for this call only), and records it. `args` is the
+    /// decoded arguments, or why they could not be decoded (the capability gate still answers first).
+    pub fn call(&mut self, meta: &TurnMeta, args: Result<RawArgs, String>, hooks: CallHooks) -> Result<Ran, MetaError> {
         let new_turn = match self.records.turns.lock() {
             Ok(mut t) => t.resolve(meta)?,
             Err(_) => None,
@@ -127,16 +122,14 @@ impl Calls {
             log::info!("turn {:?} begins ({}, {how})", turn.id, turn.mode.as_str());
             self.engine.begin_turn_from(turn, source);
         }
-        match confirm {
-            Some(c) => self.engine.set_confirm(c),
-            None => self.engine.clear_confirm(),
-        }
+        self.engine.set_hooks(hooks);
         let before = self.engine.latest().cloned();
         let (outcome, args) = match args {
             Ok(raw) => (self.engine.call_args(&raw), raw),
             Err(problem) => (self.engine.refuse_arguments(&problem), RawArgs::default()),
         };
-        let asked = outcome.status == Status::Refused && self.engine.take_confirm().is_some_and(|c| c.deferred());
+        let hooks = self.engine.take_hooks();
+        let asked = outcome.status == Status::Refused && hooks.confirm.is_some_and(|c| c.deferred());
         let turn = self.engine.turn().clone();
         if let Ok(mut t) = self.records.turns.lock() {
             t.ran(&turn, self.engine.turn_source());

@@ -430,3 +430,32 @@ fn a_question_asked_by_one_replica_is_answered_through_another() {
     drop((a, b, stranger));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A long call reports each step as MCP progress; a call the client cancels while it waits stops at
+/// once (the next call runs right away) and leaves nothing held down, as the X server itself says.
+#[test]
+fn progress_is_reported_and_a_cancelled_call_stops_waiting() {
+    let _serial = serial();
+    let sandbox = handrail_sandbox::Sandbox::start(handrail_sandbox::SandboxOptions {
+        parent_death_signal: false,
+        ..Default::default()
+    })
+    .expect("sandbox starts (run scripts/setup-desktop)");
+    let mut command = sandbox.command("/usr/bin/python3");
+    command.arg(probe_app());
+    let mut app = handrail_testkit::LineApp::spawn(command);
+    assert!(app.wait_for(|l| l.starts_with("geometry ")).is_some(), "the probe app came up: {:?}", app.seen);
+    let env = sandbox.env();
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let display = sandbox.display();
+    for mode in ["legacy", "auto"] {
+        let served = Served::start(&["--display", &display, "--vision", "yes"], &env);
+        let out = e2e(&["progress", &served.url, mode]);
+        eprintln!("{}", String::from_utf8_lossy(&out.stdout));
+        drop(served);
+    }
+    let conn = handrail_x11::Conn::open(&display).expect("the sandbox's X server");
+    let held = handrail_x11::held_down(&conn).expect("the X server answers");
+    assert!(held.is_empty(), "nothing is held down after the cancelled calls: {held:?}");
+    assert!(app.wait_for(|l| l == "clicked Change").is_some(), "the clicks reached the app: {:?}", app.seen);
+}

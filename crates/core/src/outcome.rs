@@ -79,6 +79,8 @@ pub enum Reason {
     DesktopFailed,
     /// Typed text did not reach the element that received it.
     TextNotArrived,
+    /// The caller cancelled the call.
+    Cancelled,
 }
 
 impl Reason {
@@ -101,6 +103,7 @@ impl Reason {
             Reason::Guard(rule) => rule,
             Reason::DesktopFailed => "desktop_failed",
             Reason::TextNotArrived => "text_not_arrived",
+            Reason::Cancelled => "cancelled",
         }
     }
 
@@ -118,7 +121,8 @@ impl Reason {
             | Reason::WindowTarget
             | Reason::InvalidRegion
             | Reason::DesktopFailed
-            | Reason::TextNotArrived => Status::Error,
+            | Reason::TextNotArrived
+            | Reason::Cancelled => Status::Error,
         }
     }
 }

@@ -5,7 +5,7 @@
 use std::sync::mpsc;
 
 use handrail_calls::{Calls, MetaError, Ran, Records, TurnMeta};
-use handrail_core::{Confirm, Turn};
+use handrail_core::{CallHooks, Turn};
 use handrail_wire::AuditRecord;
 
 /// What one `computer` call asks of the engine thread.
@@ -13,8 +13,8 @@ pub struct Job {
     pub turn: TurnMeta,
     /// Decoded arguments, or why they could not be decoded.
     pub args: Result<handrail_core::RawArgs, String>,
-    /// Who can be asked about destructive targets during this call.
-    pub confirm: Option<Box<dyn Confirm>>,
+    /// How this call asks the person, reports progress and learns it was cancelled.
+    pub hooks: CallHooks,
     pub reply: tokio::sync::oneshot::Sender<Result<Ran, MetaError>>,
 }
 
@@ -40,7 +40,7 @@ impl Desk {
             while let Ok(job) = inbox.recv() {
                 // Recorded by the call layer either way: a caller that has gone (a cancelled request)
                 // loses only the reply.
-                let _ = job.reply.send(calls.call(&job.turn, job.args, job.confirm));
+                let _ = job.reply.send(calls.call(&job.turn, job.args, job.hooks));
             }
         })?;
         Ok(Self { jobs, records })
@@ -51,10 +51,10 @@ impl Desk {
         &self,
         turn: TurnMeta,
         args: Result<handrail_core::RawArgs, String>,
-        confirm: Option<Box<dyn Confirm>>,
+        hooks: CallHooks,
     ) -> Result<Result<Ran, MetaError>, DeskGone> {
         let (reply, answer) = tokio::sync::oneshot::channel();
-        self.jobs.send(Job { turn, args, confirm, reply }).map_err(|_| DeskGone)?;
+        self.jobs.send(Job { turn, args, hooks, reply }).map_err(|_| DeskGone)?;
         answer.await.map_err(|_| DeskGone)
     }
 

@@ -5,13 +5,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use base64::Engine as _;
-use handrail_core::{Confirm, Outcome, Status, Vision};
+use handrail_core::{CallHooks, Confirm, Outcome, Progress, Status, Vision};
+use handrail_platform::Cancel;
 use handrail_wire::{decode_args, encode_outcome, to_value, AuditContext, AuditRecord, ImageStatus, ReadImageResult};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock as Content, ElicitRequest,
     ElicitRequestParams, ElicitationAction, ElicitationSchema, Implementation, InitializeRequestParams,
     InitializeResult, InputRequest, InputRequests, InputRequiredResult, JsonObject, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion, ServerCapabilities,
+    ServerConfig,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, Peer, ServerHandler};
@@ -105,7 +107,7 @@ impl HandrailServer {
     ) -> Result<CallToolResponse, ErrorData> {
         let turn = turn_meta(&request, &context)?;
         let arguments = request.arguments.clone().unwrap_or_default();
-        let call = call_digest(&arguments);
+        let digest = call_digest(&arguments);
         let args = decode_args(&Value::Object(arguments)).map_err(|e| e.to_string());
 
         let stateless = context.protocol_version().is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
@@ -124,12 +126,34 @@ impl HandrailServer {
             (true, true) => {
                 // The turn this retry runs in: the one the host names, else the current one.
                 let turn_id = turn.id.clone().unwrap_or_else(|| self.shared.desk.current_turn().id);
-                let answer = self.answer_from_retry(&request, &turn_id, &call);
+                let answer = self.answer_from_retry(&request, &turn_id, &digest);
                 Some(Box::new(AskLater { answer, asked: asked.clone() }))
             }
         };
 
-        let ran = match self.shared.desk.call(turn, args, confirm).await {
+        // A client that asked for progress hears each step; a cancelled request stops the engine's
+        // waits at once (rmcp then drops the reply, as the protocol wants).
+        let progress = context.meta.get_progress_token().map(|token| {
+            Box::new(ProgressToClient {
+                peer: context.peer.clone(),
+                token,
+                runtime: tokio::runtime::Handle::current(),
+                steps: 0,
+            }) as Box<dyn Progress>
+        });
+        let cancel = Cancel::new();
+        let hooks = CallHooks { confirm, progress, cancel: Some(cancel.clone()) };
+        let running = self.shared.desk.call(turn, args, hooks);
+        tokio::pin!(running);
+        let answered = tokio::select! {
+            answered = &mut running => answered,
+            () = context.ct.cancelled() => {
+                cancel.cancel();
+                // The engine thread is free again once this returns; the reply goes nowhere.
+                running.await
+            }
+        };
+        let ran = match answered {
             Ok(Ok(ran)) => ran,
             Ok(Err(meta)) => return Err(ErrorData::invalid_params(meta.to_string(), None)),
             Err(gone) => return Err(ErrorData::internal_error(gone.to_string(), None)),
@@ -140,7 +164,7 @@ impl HandrailServer {
         let pending_question = asked.lock().ok().and_then(|mut q| q.take());
         if let Some(question) = pending_question {
             if ran.asked {
-                let handle = self.shared.sealer.seal(&question, &ran.turn.id, &call, unix_ms());
+                let handle = self.shared.sealer.seal(&question, &ran.turn.id, &digest, unix_ms());
                 let mut requests = InputRequests::new();
                 requests.insert(
                     CONFIRM_KEY.to_string(),
@@ -288,6 +312,28 @@ impl Confirm for AskPeer {
                 None
             }
         }
+    }
+}
+
+/// Sends each step of a call to the client as an MCP progress notification.
+struct ProgressToClient {
+    peer: Peer<RoleServer>,
+    token: ProgressToken,
+    runtime: tokio::runtime::Handle,
+    steps: u32,
+}
+
+impl Progress for ProgressToClient {
+    fn report(&mut self, step: &str) {
+        self.steps += 1;
+        let param = ProgressNotificationParam::new(self.token.clone(), f64::from(self.steps)).with_message(step);
+        let peer = self.peer.clone();
+        // Runs on the engine thread: the notification is sent from the runtime, without waiting for it.
+        self.runtime.spawn(async move {
+            if let Err(e) = peer.notify_progress(param).await {
+                log::debug!("a progress notification was not sent: {e}");
+            }
+        });
     }
 }
 

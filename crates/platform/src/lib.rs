@@ -6,6 +6,7 @@
 //! otherwise; OCR lines are in the coordinates of the frame that was read.
 
 pub mod absent;
+mod cancel;
 mod element;
 mod frame;
 mod geometry;
@@ -14,6 +15,7 @@ mod monitor;
 mod network;
 pub mod traits;
 
+pub use cancel::{Cancel, CANCEL_CHECK_EVERY};
 pub use element::{AxHealth, AxNode, AxSnapshot, OcrHealth, OcrLine, Role, States};
 pub use frame::{EncodedImage, Frame};
 pub use geometry::{Point, Rect, Size};
@@ -44,4 +46,7 @@ pub enum PlatformError {
     /// Anything else the backend reports (connection lost, protocol error…).
     #[error("{0}")]
     Failed(String),
+    /// The caller cancelled the call; `sent`: its input had already been sent.
+    #[error("the call was cancelled {}", if *sent { "after its input was sent" } else { "before any input was sent" })]
+    Cancelled { sent: bool },
 }

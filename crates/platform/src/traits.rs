@@ -192,6 +192,12 @@ pub trait SettleWatch {
     fn wait(&mut self, request: &SettleRequest) -> Result<SettleReport, PlatformError>;
     /// Blocks until anything (not ignored) changes or `timeout` passes; true when something changed.
     fn wait_for_change(&mut self, timeout: Duration) -> Result<bool, PlatformError>;
+    /// From now on, both waits return as soon as `cancel` is set (looking at it at least every
+    /// [`crate::CANCEL_CHECK_EVERY`]): `wait` as not settled, `wait_for_change` as no change. Backends
+    /// whose waits cannot be interrupted ignore it; their waits stay bounded by their ceilings.
+    fn set_cancel(&mut self, cancel: crate::Cancel) {
+        let _ = cancel;
+    }
 }
 
 /// Knows when the screen has stopped changing.

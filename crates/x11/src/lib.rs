@@ -13,6 +13,7 @@
 pub mod capture;
 mod conn;
 mod error;
+mod held;
 pub mod input;
 mod monitors;
 pub mod settle;
@@ -26,6 +27,7 @@ use handrail_platform::{Accessibility, Desktop, Ocr, SystemClock};
 
 pub use conn::{Atoms, Conn};
 pub use error::X11Error;
+pub use held::{held_down, HeldDown};
 
 use capture::{CaptureMethod, X11Screen};
 use input::{InputOptions, X11Input};

@@ -28,6 +28,7 @@ mod act;
 mod aim;
 mod config;
 mod expect;
+mod hooks;
 mod judge;
 mod look;
 mod observe;
@@ -42,22 +43,11 @@ mod typing;
 mod visited;
 
 pub use config::{Budgets, Config, Knobs, Markers, Vision, UNSUPPORTED};
+pub use hooks::{CallHooks, Confirm, Progress};
 pub use turns::Turn;
 
 use stop::Stop;
 use summary::Signature;
-
-/// Asks the person (e.g. through MCP elicitation) whether an action the intent does not back may run.
-pub trait Confirm: Send {
-    /// `Some(true)` to allow, `Some(false)` to refuse, `None` when nobody can be asked now.
-    fn confirm(&mut self, question: &str) -> Option<bool>;
-
-    /// Whether a question was handed on to be answered later (a host that retries the call with the
-    /// person's answer): the refusal is then a question pending, not the final word.
-    fn deferred(&self) -> bool {
-        false
-    }
-}
 
 /// What the session remembers within a turn.
 #[derive(Debug, Default)]
@@ -97,6 +87,8 @@ pub struct Engine {
     desktop: Desktop,
     config: Config,
     confirm: Option<Box<dyn Confirm>>,
+    progress: Option<Box<dyn Progress>>,
+    cancel: Option<handrail_platform::Cancel>,
     session: Session,
 }
 
@@ -112,7 +104,14 @@ impl Engine {
             Markers::Seeded(seed) => seed,
             Markers::Os => 0,
         };
-        Self { desktop, config, confirm: None, session: Session { rng, ..Session::default() } }
+        Self {
+            desktop,
+            config,
+            confirm: None,
+            progress: None,
+            cancel: None,
+            session: Session { rng, ..Session::default() },
+        }
     }
 
     /// Lets the engine ask the person about destructive targets in interactive turns.
@@ -129,6 +128,18 @@ impl Engine {
     /// question); nobody can be asked afterwards.
     pub fn take_confirm(&mut self) -> Option<Box<dyn Confirm>> {
         self.confirm.take()
+    }
+
+    /// Lends the engine the hooks of the next call (replacing any left from an earlier one).
+    pub fn set_hooks(&mut self, hooks: CallHooks) {
+        self.confirm = hooks.confirm;
+        self.progress = hooks.progress;
+        self.cancel = hooks.cancel;
+    }
+
+    /// Takes the hooks of the last call back.
+    pub fn take_hooks(&mut self) -> CallHooks {
+        CallHooks { confirm: self.confirm.take(), progress: self.progress.take(), cancel: self.cancel.take() }
     }
 
     pub fn config(&self) -> &Config {

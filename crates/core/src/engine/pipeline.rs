@@ -1,9 +1,10 @@
 //! The pipeline of one action after the gate: admission (budgets, staleness, targets), the guards,
 //! the pre-action look, acting, settling, observing and the verdict.
 
-use handrail_platform::{OcrHealth, Rect};
+use handrail_platform::{OcrHealth, PlatformError, Rect};
 
 use super::act::reaches_its_target;
+use super::hooks::Waiting;
 use super::judge::Judged;
 use super::recheck::recheck;
 use super::settle::{act_settle_observe, Acted};
@@ -149,6 +150,7 @@ impl Engine {
             Command::Type { text, .. } => Some(super::typing::receiver_before(text, &aims, &probe)),
             _ => None,
         };
+        let mut waiting = Waiting { progress: self.progress.as_deref_mut(), cancel: self.cancel.as_ref() };
         let acted = act_settle_observe(
             &self.desktop,
             &self.config,
@@ -157,9 +159,20 @@ impl Engine {
             &aims,
             self.session.marks,
             typed_into.as_ref(),
+            &mut waiting,
         );
         let Acted { settle: settle_report, settle_time, fresh, expect: expect_outcome, typing } = match acted {
             Ok(a) => a,
+            Err(e @ PlatformError::Cancelled { .. }) => {
+                // The caller has gone and hears nothing more; whatever was sent may have changed the
+                // screen, so the last observation no longer counts as unchanged.
+                self.session.unchanged = None;
+                return Stop::new(Reason::Cancelled, e.to_string()).into_outcome(
+                    Some(action),
+                    summary,
+                    self.latest_id(),
+                );
+            }
             Err(e) => {
                 // Best effort: show what the screen looks like after the failure.
                 let mut o = self.platform_error(action, summary, e);

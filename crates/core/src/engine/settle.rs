@@ -8,6 +8,7 @@ use handrail_platform::{Desktop, PlatformError, SettleReport, SettleRequest, Set
 use super::act::perform;
 use super::config::Config;
 use super::expect::{check_expect, settled_on};
+use super::hooks::Waiting;
 use super::observe::{observe, Fresh};
 use super::Aim;
 use crate::identity::IdTracker;
@@ -28,6 +29,7 @@ pub(super) struct Acted {
 
 /// Acts, waits for the screen to settle, observes, and keeps looking while an expectation is unmet
 /// and the screen keeps changing (bounded by `expect_timeout`).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn act_settle_observe(
     desktop: &Desktop,
     config: &Config,
@@ -36,10 +38,21 @@ pub(super) fn act_settle_observe(
     aims: &[Aim],
     marks: bool,
     typed_into: Option<&Result<Element, String>>,
+    waiting: &mut Waiting<'_>,
 ) -> Result<Acted, PlatformError> {
     let mut watch = desktop.settle.watch()?;
+    if let Some(cancel) = waiting.cancel {
+        watch.set_cancel(cancel.clone());
+    }
+    // The last moment a cancel keeps the input from being sent at all.
+    if waiting.cancelled() {
+        return Err(PlatformError::Cancelled { sent: false });
+    }
+    waiting.report(&format!("{}: sending the input", request.action));
     perform(desktop, request, aims, &config.url_policy)?;
-    let (settle, mut settle_time, mut fresh) = settle_and_observe(desktop, config, tracker, marks, &mut *watch)?;
+    waiting.report("waiting for the screen to settle");
+    let (settle, mut settle_time, mut fresh) =
+        settle_and_observe(desktop, config, tracker, marks, &mut *watch, waiting)?;
     let typing = match (typed_into, &request.command) {
         (Some(Ok(before)), Command::Type { text, .. }) => {
             let mut typed = super::typing::Typed { desktop, config, tracker: &mut *tracker, marks, watch: &mut *watch };
@@ -52,11 +65,18 @@ pub(super) fn act_settle_observe(
     if let Some(expect) = request.expect.as_ref().filter(|e| expect_outcome.as_ref().is_some_and(|o| !settled_on(e, o)))
     {
         let deadline = desktop.clock.now() + config.expect_timeout;
+        let mut looks = 0u32;
         loop {
             let remaining = deadline.saturating_sub(desktop.clock.now());
+            waiting.report(&format!("waiting for {} {:?} to come true", expect.kind.as_str(), expect.value));
             if remaining.is_zero() || !watch.wait_for_change(remaining)? {
                 break;
             }
+            if waiting.cancelled() {
+                return Err(PlatformError::Cancelled { sent: true });
+            }
+            looks += 1;
+            waiting.report(&format!("the screen changed; looking again ({looks})"));
             settle_time += watch.wait(&config.settle)?.waited;
             fresh = observe(desktop, config, tracker, None, marks)?;
             let outcome = check_expect(expect, &fresh.obs);
@@ -85,10 +105,16 @@ pub(super) fn settle_and_observe(
     tracker: &mut IdTracker,
     marks: bool,
     watch: &mut dyn SettleWatch,
+    waiting: &mut Waiting<'_>,
 ) -> Result<(SettleReport, Duration, Fresh), PlatformError> {
     let quiet = config.settle.quiet;
     let early = SettleRequest { quiet: quiet.min(OBSERVE_AFTER_STILL), ..config.settle };
     let first = watch.wait(&early)?;
+    // The input was sent; nothing more is done for a caller that has gone.
+    if waiting.cancelled() {
+        return Err(PlatformError::Cancelled { sent: true });
+    }
+    waiting.report("observing the screen");
     if !first.saw_change || !first.settled || early.quiet >= quiet {
         let fresh = observe(desktop, config, tracker, None, marks)?;
         return Ok((first.clone(), first.waited, fresh));

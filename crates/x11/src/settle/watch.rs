@@ -9,7 +9,7 @@
 
 use std::time::{Duration, Instant};
 
-use handrail_platform::{PlatformError, Rect, SettleReport, SettleRequest, SettleWatch};
+use handrail_platform::{Cancel, PlatformError, Rect, SettleReport, SettleRequest, SettleWatch, CANCEL_CHECK_EVERY};
 use log::debug;
 
 use super::grid::{Grid, Rhythm, MIN_RUNNING_SLACK};
@@ -113,6 +113,8 @@ pub(super) struct X11Watch<'a> {
     /// The newest entry of `news[floor..scanned]` that no animation which began accounts for.
     newest: Option<Instant>,
     scanned: usize,
+    /// Set when the caller gave up waiting (see [`SettleWatch::set_cancel`]).
+    cancel: Option<Cancel>,
 }
 
 impl<'a> X11Watch<'a> {
@@ -150,6 +152,7 @@ impl<'a> X11Watch<'a> {
             reported: 0,
             newest: None,
             scanned: 0,
+            cancel: None,
         }
     }
 
@@ -333,13 +336,36 @@ impl Drop for X11Watch<'_> {
     }
 }
 
+impl X11Watch<'_> {
+    fn cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(Cancel::is_cancelled)
+    }
+
+    /// How long one sleep on the condition variable may last: the whole `left` unless a cancel must
+    /// be looked at sooner.
+    fn slice(&self, left: Duration) -> Duration {
+        if self.cancel.is_some() {
+            left.min(CANCEL_CHECK_EVERY)
+        } else {
+            left
+        }
+    }
+}
+
 impl SettleWatch for X11Watch<'_> {
+    fn set_cancel(&mut self, cancel: Cancel) {
+        self.cancel = Some(cancel);
+    }
+
     fn wait(&mut self, request: &SettleRequest) -> Result<SettleReport, PlatformError> {
         let start = Instant::now();
         let ceiling = start + request.ceiling;
         let respond_by = start + request.response_window.min(request.ceiling);
         let mut st = self.shared.lock();
         let settled = loop {
+            if self.cancelled() {
+                break false;
+            }
             self.read_log(&st)?;
             let now = Instant::now();
             self.recognise(&st, now);
@@ -350,7 +376,8 @@ impl SettleWatch for X11Watch<'_> {
                 Some(_) if now >= ceiling => break false,
                 Some(t) => (t + request.quiet).min(ceiling),
             };
-            st = self.shared.changed.wait_timeout(st, deadline - now).unwrap_or_else(|e| e.into_inner()).0;
+            let slice = self.slice(deadline - now);
+            st = self.shared.changed.wait_timeout(st, slice).unwrap_or_else(|e| e.into_inner()).0;
         };
         let began = if self.began.is_empty() { Vec::new() } else { st.grid.rects(&self.began) };
         let saw_change = self.newest_change(&st.grid).is_some();
@@ -374,6 +401,9 @@ impl SettleWatch for X11Watch<'_> {
         let end = Instant::now() + timeout;
         let mut st = self.shared.lock();
         loop {
+            if self.cancelled() {
+                return Ok(false);
+            }
             self.read_log(&st)?;
             if self.news.len() > self.reported {
                 self.reported = self.news.len();
@@ -383,7 +413,8 @@ impl SettleWatch for X11Watch<'_> {
             if now >= end {
                 return Ok(false);
             }
-            st = self.shared.changed.wait_timeout(st, end - now).unwrap_or_else(|e| e.into_inner()).0;
+            let slice = self.slice(end - now);
+            st = self.shared.changed.wait_timeout(st, slice).unwrap_or_else(|e| e.into_inner()).0;
         }
     }
 }
