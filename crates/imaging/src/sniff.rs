@@ -18,9 +18,11 @@ pub fn sniff(bytes: &[u8]) -> Option<(&'static str, u32, u32)> {
         return Some(("image/gif", w, h));
     }
     if bytes.starts_with(b"RIFF") && bytes.get(8..12) == Some(b"WEBP") {
+        // A lossy frame's size follows its start code, a lossless one's its signature byte: without
+        // them the bytes are not a WebP frame and hold no size.
         let (w, h) = match bytes.get(12..16)? {
-            b"VP8 " => (le16(26)? & 0x3fff, le16(28)? & 0x3fff),
-            b"VP8L" => {
+            b"VP8 " if bytes.get(23..26) == Some(&[0x9d, 0x01, 0x2a]) => (le16(26)? & 0x3fff, le16(28)? & 0x3fff),
+            b"VP8L" if bytes.get(20) == Some(&0x2f) => {
                 let bits = be32(21)?.swap_bytes();
                 ((bits & 0x3fff) + 1, ((bits >> 14) & 0x3fff) + 1)
             }
@@ -86,6 +88,28 @@ mod tests {
         assert_eq!(sniff(b"not an image"), None);
         assert_eq!(sniff(&png(0, 10)), None);
         assert_eq!(sniff(&[0xff, 0xd8, 0xff]), None);
+    }
+
+    /// A `VP8 ` or `VP8L` chunk without its frame's start code or signature byte was read as an image
+    /// of whatever size the bytes there happened to say.
+    #[test]
+    fn webp_frames_need_their_signature() {
+        let lossy = |start: [u8; 3]| {
+            let mut v = b"RIFF\0\0\0\0WEBPVP8 \0\0\0\0\x30\x01\x00".to_vec();
+            v.extend_from_slice(&start);
+            v.extend_from_slice(&[0x80, 0x02, 0xe0, 0x01]);
+            v
+        };
+        assert_eq!(sniff(&lossy([0x9d, 0x01, 0x2a])), Some(("image/webp", 640, 480)));
+        assert_eq!(sniff(&lossy([0x73, 0x9d, 0x01])), None);
+        let lossless = |signature: u8| {
+            let mut v = b"RIFF\0\0\0\0WEBPVP8L\0\0\0\0".to_vec();
+            v.push(signature);
+            v.extend_from_slice(&(639u32 | 479 << 14).to_le_bytes());
+            v
+        };
+        assert_eq!(sniff(&lossless(0x2f)), Some(("image/webp", 640, 480)));
+        assert_eq!(sniff(&lossless(0x00)), None);
     }
 
     proptest::proptest! {
