@@ -26,3 +26,12 @@ pub use error::AtspiError;
 pub use roles::is_secret_role;
 pub use source::{a11y_bus_address, AtspiSource};
 pub use walk::WalkStats;
+
+/// The D-Bus wire codec, reachable for the fuzz targets in `fuzz/` (replies are bytes any application on
+/// the bus can shape). Not part of the crate's API.
+#[doc(hidden)]
+pub mod fuzzing {
+    pub use crate::dbus::wire::{
+        decode_message, encode_call, message_len, Arg, Call, Message, Reader, Value, MAX_MESSAGE,
+    };
+}

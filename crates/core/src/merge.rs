@@ -417,7 +417,8 @@ fn ancestors(ax: &AxSnapshot, index: usize) -> impl Iterator<Item = usize> + '_ 
     let mut current = ax.nodes.get(index).and_then(|n| n.parent);
     let mut steps = 0usize;
     std::iter::from_fn(move || {
-        let p = current?;
+        // A malformed chain (a cycle, an index past the snapshot) ends where it goes wrong.
+        let p = current.filter(|p| *p < ax.nodes.len())?;
         steps += 1;
         if steps > ax.nodes.len() {
             return None; // a malformed (cyclic) parent chain must not loop forever
@@ -756,6 +757,27 @@ mod tests {
         let folded: Vec<&str> =
             m.elements.iter().filter(|e| e.source == Source::AxOcr).map(|e| e.label.as_str()).collect();
         assert_eq!(folded, vec!["Notes", "First name", "Proceed with the import?"]);
+    }
+
+    /// A parent index past the end of the snapshot panicked (index out of bounds) instead of being
+    /// ignored like a cyclic chain.
+    #[test]
+    fn parent_links_outside_the_snapshot_are_ignored() {
+        let ax = AxSnapshot {
+            health: AxHealth::Ok,
+            nodes: vec![
+                node(Role::ToolBar, "Tools", Rect::new(0, 0, 400, 40), Some(7)),
+                node(Role::Button, "Save", Rect::new(10, 5, 60, 30), Some(0)),
+                node(Role::Button, "Open", Rect::new(80, 5, 60, 30), Some(usize::MAX)),
+            ],
+        };
+        let m = merge(&ax, &[], GEO);
+        let parents: Vec<(&str, Option<&str>, bool)> = m
+            .elements
+            .iter()
+            .map(|e| (e.label.as_str(), e.detail.parent.map(|p| m.elements[p].label.as_str()), e.detail.in_toolbar))
+            .collect();
+        assert_eq!(parents, vec![("Save", Some("Tools"), true), ("Open", None, false), ("Tools", None, false)]);
     }
 
     #[test]

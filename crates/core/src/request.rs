@@ -12,8 +12,8 @@ use crate::keys::{parse_key_combo, KeyParseError};
 pub const MAX_TYPE_CHARS: usize = 4000;
 /// Longest visible-text target (characters).
 pub const MAX_TARGET_TEXT_CHARS: usize = 200;
-/// Longest URL (bytes).
-pub const MAX_URL_BYTES: usize = 2048;
+/// Longest URL (characters, as the URL guard counts them).
+pub const MAX_URL_CHARS: usize = 2048;
 /// Longest application name (characters).
 pub const MAX_APP_CHARS: usize = 120;
 /// Longest expectation value (characters).
@@ -557,9 +557,7 @@ impl Request {
             }
             ActionKind::OpenUrl => {
                 let url = args.url.as_deref().ok_or(ArgError::Missing { param: "url", action })?;
-                if url.len() > MAX_URL_BYTES {
-                    return Err(ArgError::TooLong { param: "url", len: url.chars().count(), max: MAX_URL_BYTES });
-                }
+                check_len("url", url, MAX_URL_CHARS)?;
                 check_no_control("url", url, false)?;
                 if url.trim().is_empty() {
                     return Err(ArgError::Empty("url"));
@@ -674,6 +672,20 @@ mod tests {
         assert!(matches!(Request::from_args(&a), Err(ArgError::BadExpect(_))));
         a.expect = Some("text:".into());
         assert!(matches!(Request::from_args(&a), Err(ArgError::BadExpect(_))));
+    }
+
+    /// The URL limit was checked in bytes and reported in characters: 1,100 two-byte characters were
+    /// refused as "too long (1120 characters; at most 2048)".
+    #[test]
+    fn url_length_is_counted_as_it_is_reported() {
+        let mut a = args("open_url");
+        a.url = Some(format!("https://example.com/{}", "é".repeat(1100)));
+        assert!(Request::from_args(&a).is_ok());
+        a.url = Some(format!("https://example.com/{}", "é".repeat(MAX_URL_CHARS)));
+        match Request::from_args(&a) {
+            Err(ArgError::TooLong { param: "url", len, max }) => assert!(len > max, "{len} > {max}"),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! Pixel work for handrail: resizing and cropping BGRX [`Frame`]s and encoding them as JPEG or PNG.
+//! Pixel work for handrail: resizing and cropping BGRX [`Frame`]s and encoding them as JPEG or PNG; and
+//! [`sniff`], which names an image file's format and size from its header.
 //!
 //! Everything here works on the capture layout ([`Frame`]: BGRX, 4 bytes a pixel, X ignored, rows
 //! `stride` bytes apart) so a screenshot goes from capture to model without a per-pixel conversion pass
@@ -16,9 +17,11 @@ pub mod draw;
 mod encode;
 mod pixels;
 mod resize;
+mod sniff;
 
 pub use encode::{
     encoder, ImageFormat, JpegEncoder, ParseImageFormatError, PngCompression, PngEncoder, DEFAULT_JPEG_QUALITY,
 };
 pub use pixels::{crop, frame_from_rgb, to_rgb, validate};
 pub use resize::{resize_bgrx, upscale_bgrx, MAX_UPSCALE};
+pub use sniff::sniff;

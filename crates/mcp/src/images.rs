@@ -8,6 +8,10 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+/// Format and dimensions from an image's first bytes (kept in `handrail-imaging`, which the fuzz targets
+/// build without the MCP server's dependencies).
+pub use handrail_imaging::sniff;
+
 /// Where `read_image` may read, and how much.
 #[derive(Debug, Clone)]
 pub struct ImageRoots {
@@ -73,66 +77,6 @@ pub enum ImageError {
     TooLarge { path: String, size: u64, limit: u64 },
     #[error("{0} is not a PNG, JPEG, GIF or WebP image")]
     NotAnImage(String),
-}
-
-/// Format and dimensions from an image's first bytes; `None` when they are not a supported image.
-pub fn sniff(bytes: &[u8]) -> Option<(&'static str, u32, u32)> {
-    let be16 = |i: usize| bytes.get(i..i + 2).map(|b| u32::from(u16::from_be_bytes([b[0], b[1]])));
-    let le16 = |i: usize| bytes.get(i..i + 2).map(|b| u32::from(u16::from_le_bytes([b[0], b[1]])));
-    let be32 = |i: usize| bytes.get(i..i + 4).map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]));
-    let le24 = |i: usize| bytes.get(i..i + 3).map(|b| u32::from(b[0]) | u32::from(b[1]) << 8 | u32::from(b[2]) << 16);
-    let nonzero = |w: u32, h: u32| (w > 0 && h > 0).then_some((w, h));
-
-    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") && bytes.get(12..16) == Some(b"IHDR") {
-        let (w, h) = nonzero(be32(16)?, be32(20)?)?;
-        return Some(("image/png", w, h));
-    }
-    if bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a") {
-        let (w, h) = nonzero(le16(6)?, le16(8)?)?;
-        return Some(("image/gif", w, h));
-    }
-    if bytes.starts_with(b"RIFF") && bytes.get(8..12) == Some(b"WEBP") {
-        let (w, h) = match bytes.get(12..16)? {
-            b"VP8 " => (le16(26)? & 0x3fff, le16(28)? & 0x3fff),
-            b"VP8L" => {
-                let bits = be32(21)?.swap_bytes();
-                ((bits & 0x3fff) + 1, ((bits >> 14) & 0x3fff) + 1)
-            }
-            b"VP8X" => (le24(24)? + 1, le24(27)? + 1),
-            _ => return None,
-        };
-        let (w, h) = nonzero(w, h)?;
-        return Some(("image/webp", w, h));
-    }
-    if bytes.starts_with(&[0xff, 0xd8]) {
-        // Walk the segments to the first start-of-frame marker.
-        let mut i = 2;
-        loop {
-            while bytes.get(i) == Some(&0xff) && bytes.get(i + 1) == Some(&0xff) {
-                i += 1;
-            }
-            if *bytes.get(i)? != 0xff {
-                return None;
-            }
-            let marker = *bytes.get(i + 1)?;
-            match marker {
-                0xd8 | 0x01 | 0xd0..=0xd7 => i += 2,
-                0xd9 | 0xda => return None,
-                0xc0..=0xcf if !matches!(marker, 0xc4 | 0xc8 | 0xcc) => {
-                    let (w, h) = nonzero(be16(i + 7)?, be16(i + 5)?)?;
-                    return Some(("image/jpeg", w, h));
-                }
-                _ => {
-                    let len = be16(i + 2)? as usize;
-                    if len < 2 {
-                        return None;
-                    }
-                    i += 2 + len;
-                }
-            }
-        }
-    }
-    None
 }
 
 fn validate(raw: &str) -> Result<&Path, ImageError> {
@@ -206,21 +150,6 @@ mod tests {
     }
 
     #[test]
-    fn sniffs_the_formats() {
-        assert_eq!(sniff(&png(640, 480)), Some(("image/png", 640, 480)));
-        assert_eq!(sniff(b"GIF89a\x20\x03\x58\x02rest"), Some(("image/gif", 800, 600)));
-        // JPEG: SOI, an APP0 segment, then SOF0 with height 2 and width 3.
-        let jpeg = [0xff, 0xd8, 0xff, 0xe0, 0, 4, 0, 0, 0xff, 0xc0, 0, 11, 8, 0, 2, 0, 3, 1, 0, 0, 0];
-        assert_eq!(sniff(&jpeg), Some(("image/jpeg", 3, 2)));
-        let mut webp = b"RIFF\0\0\0\0WEBPVP8X\x0a\0\0\0\0\0\0\0".to_vec();
-        webp.extend_from_slice(&[0x7f, 0x02, 0x00, 0xdf, 0x01, 0x00]);
-        assert_eq!(sniff(&webp), Some(("image/webp", 640, 480)));
-        assert_eq!(sniff(b"not an image"), None);
-        assert_eq!(sniff(&png(0, 10)), None);
-        assert_eq!(sniff(&[0xff, 0xd8, 0xff]), None);
-    }
-
-    #[test]
     fn reads_only_images_under_the_roots() {
         let dir = std::env::temp_dir().join(format!("handrail-images-{}", std::process::id()));
         let inside = dir.join("allowed");
@@ -254,22 +183,5 @@ mod tests {
         }
         assert_eq!(read_image(&ImageRoots::new([]), "/x.png"), Err(ImageError::NoRoots));
         let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn sniffing_never_panics(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..64)) {
-            let _ = sniff(&bytes);
-        }
-
-        #[test]
-        fn sniffing_never_panics_after_a_real_header(
-            head in proptest::sample::select(vec![b"\x89PNG\r\n\x1a\n".to_vec(), vec![0xff, 0xd8], b"RIFF\0\0\0\0WEBPVP8L".to_vec(), b"GIF89a".to_vec()]),
-            tail in proptest::collection::vec(proptest::num::u8::ANY, 0..64),
-        ) {
-            let mut bytes = head;
-            bytes.extend(tail);
-            let _ = sniff(&bytes);
-        }
     }
 }

@@ -58,6 +58,33 @@ pub use threads::{ensure_thread_limit_or_reexec, thread_limit_in_effect, ThreadL
 
 use changes::TileGrid;
 use engine::{Engine, Word};
+
+/// The pure layout step (Tesseract's words → labels), reachable for the fuzz targets in `fuzz/`. Not part
+/// of the crate's API.
+#[doc(hidden)]
+pub mod fuzzing {
+    use handrail_platform::{OcrLine, Rect};
+
+    use crate::engine::Word;
+    use crate::layout::{self, LayoutParams};
+
+    fn words(words: &[(String, Rect, f32)]) -> Vec<Word> {
+        words
+            .iter()
+            .map(|(text, bounds, confidence)| Word { text: text.clone(), bounds: *bounds, confidence: *confidence })
+            .collect()
+    }
+
+    /// Groups recognised words (text, frame bounds, confidence) into labels, as a read does.
+    pub fn group(recognised: &[(String, Rect, f32)], min_confidence: f32, max_gap: f32) -> Vec<OcrLine> {
+        layout::group(&words(recognised), LayoutParams { min_confidence, max_gap })
+    }
+
+    /// The spans worth reading again in other languages, with the indices of the words each replaces.
+    pub fn retry_spans(recognised: &[(String, Rect, f32)], min_height: u32) -> Vec<(Rect, Vec<usize>)> {
+        layout::retry_spans(&words(recognised), min_height)
+    }
+}
 use grey::GreyImage;
 use layout::LayoutParams;
 use terminal::TerminalMemory;

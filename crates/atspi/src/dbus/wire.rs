@@ -155,12 +155,28 @@ fn complete_type_end(sig: &[u8], start: usize) -> Result<usize, AtspiError> {
     match sig.get(i) {
         None => Err(protocol("truncated signature")),
         Some(b'(') | Some(b'{') => {
-            let mut depth = 0usize;
+            // Each container must close with its own bracket and hold at least one type: an empty struct
+            // takes no bytes, so an array of them (`a()`, `a{)`) would never end. Bit `d` of `dicts`
+            // says whether the container open at depth `d` is a dict entry.
+            let mut depth = 0u32;
+            let mut dicts = 0u64;
             while let Some(&c) = sig.get(i) {
                 match c {
-                    b'(' | b'{' => depth += 1,
+                    b'(' | b'{' => {
+                        if depth == MAX_DEPTH {
+                            return Err(protocol("signature nested too deeply"));
+                        }
+                        dicts = dicts & !(1 << depth) | u64::from(c == b'{') << depth;
+                        depth += 1;
+                    }
                     b')' | b'}' => {
                         depth -= 1;
+                        if (dicts >> depth & 1 == 1) != (c == b'}') {
+                            return Err(protocol("mismatched brackets in signature"));
+                        }
+                        if matches!(sig[i - 1], b'(' | b'{') {
+                            return Err(protocol("empty struct in signature"));
+                        }
                         if depth == 0 {
                             return Ok(i + 1);
                         }
@@ -629,6 +645,20 @@ mod tests {
         assert!(decode_message(b"").is_err());
         assert!(message_len(b"x\x02\x00\x01\0\0\0\0\0\0\0\0\0\0\0\0").is_err());
         assert!(message_len(b"l\x02\x00\x01\xff\xff\xff\xff\0\0\0\0\0\0\0\0").is_err());
+    }
+
+    /// An empty struct takes no bytes, so an array of them never ended: decoding `a{)y` looped,
+    /// allocating until memory ran out. The specification forbids empty structs; so does the decoder.
+    #[test]
+    fn empty_or_mismatched_containers_are_refused() {
+        for sig in ["()", "a()", "a{)y", "(y}", "{y)", "(()y)", "a{}"] {
+            assert!(split_signature(sig).is_err(), "{sig:?}");
+        }
+        assert!(Reader::new(&[2, 0, 0, 0, 0, 0, 0, 0, 0, 0], false).values("a{)y").is_err());
+        assert!(Reader::new(&[8, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8], false).values("a()").is_err());
+        let too_deep = format!("{}y{}", "(".repeat(65), ")".repeat(65));
+        assert!(split_signature(&too_deep).is_err());
+        assert_eq!(split_signature("a{sv}(i(ya{ss}))").ok().map(|t| t.len()), Some(2));
     }
 
     #[test]

@@ -206,7 +206,29 @@ fn describe_allowed(policy: &UrlPolicy) -> String {
 /// Backslashes do not end the authority, as in `vet_url`: some parsers read `good.com\@evil.com` as
 /// userinfo, so it is removed too. Without slashes after a scheme (`user:pass@host`, `http:u@host`)
 /// the scheme itself may be a user name, so everything before the last `@` of the first segment goes.
-pub fn redact_credentials(url: &str) -> String {
+/// What is left may itself read as a URL with userinfo (`x@http://user:pass@host` loses `x@` first), so
+/// removal goes on until nothing more is removed.
+/// The URL is read as a browser reads it: WHATWG parsing ignores leading and trailing control characters
+/// and spaces and every tab and newline, so ` http://user:pass@host` and `ht<TAB>tp://user:pass@host`
+/// carry credentials too; when something is removed, the result is that cleaned reading.
+pub fn redact_credentials(raw: &str) -> String {
+    let browser_reads = |s: &str| s.trim_matches(|c: char| c <= ' ').to_string();
+    let mut url = browser_reads(&raw.replace(['\t', '\n', '\r'], ""));
+    let mut removed = false;
+    // Each removal takes away at least one `@`, so this ends.
+    while let Some(shorter) = without_userinfo(&url) {
+        url = browser_reads(&shorter);
+        removed = true;
+    }
+    if removed {
+        url
+    } else {
+        raw.to_string()
+    }
+}
+
+/// One step of [`redact_credentials`]: `url` with its authority's userinfo removed, if it has one.
+fn without_userinfo(url: &str) -> Option<String> {
     let (prefix, rest) = match url.split_once(':') {
         Some((scheme, rest))
             if scheme.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
@@ -220,10 +242,7 @@ pub fn redact_credentials(url: &str) -> String {
     };
     let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     let (authority, more) = rest.split_at(end);
-    match authority.rfind('@') {
-        Some(at) => format!("{prefix}{}{more}", &authority[at + 1..]),
-        None => url.to_string(),
-    }
+    authority.rfind('@').map(|at| format!("{prefix}{}{more}", &authority[at + 1..]))
 }
 
 /// `text` with the userinfo of every URL in it removed (`curl 'http://u:pw@host/x'` → `curl
@@ -310,6 +329,30 @@ mod tests {
             let got = redact_credentials(input);
             assert_eq!(got, want, "input {input:?}");
             assert!(!got.contains("pass"), "input {input:?}");
+        }
+    }
+
+    /// Leading spaces and a tab inside the scheme hid the userinfo from the redaction, while a browser
+    /// (and the WHATWG parser) still read `user:pass` as credentials; and a first removal could leave a
+    /// URL with credentials of its own.
+    #[test]
+    fn redaction_reads_the_url_as_a_browser_does() {
+        for (input, want) in [
+            (" http://user:pass@host.com/x", "http://host.com/x"),
+            ("\u{1}https://user:pass@host.com/", "https://host.com/"),
+            ("ht\ttp://user:pass@host.com/", "http://host.com/"),
+            ("http://us\ner:pa\r\nss@host.com/", "http://host.com/"),
+            (" ws:/\t//%48% 44:@WWW.example.COM/é", "ws:///WWW.example.COM/é"),
+            // What is left after a removal is a URL with a password of its own.
+            ("x@http://user:pass@host.com/", "http://host.com/"),
+            ("\0@\0b://:%7E%62@[::0001]:47348", "b://[::0001]:47348"),
+            ("r.e)r\u{1}:\\\\m: rer@pa://examo\0@example.com:65535", "pa://example.com:65535"),
+            // Nothing to remove: the input comes back as it was.
+            (" https://example.com/\t", " https://example.com/\t"),
+        ] {
+            let got = redact_credentials(input);
+            assert_eq!(got, want, "input {input:?}");
+            assert!(Url::parse(&got).is_ok_and(|u| u.username().is_empty() && u.password().is_none()), "{got:?}");
         }
     }
 
