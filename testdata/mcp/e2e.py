@@ -7,6 +7,8 @@ Usage:
   e2e.py images   TARGET MODE DIR        read_image under DIR/allowed (the server's --image-root)
   e2e.py progress TARGET MODE            progress notifications of a long call, and a call cancelled
                                          while it waits (the engine is free again at once)
+  e2e.py screenshots TARGET MODE         a server started with --images resource --trace: links, reads,
+                                         per-call modes, the trace report; prints each mode's size
   e2e.py replicas TARGET MODE OTHER STRANGER
                                          a question asked by TARGET is answered through OTHER (a replica
                                          sharing its state key); STRANGER (another key) asks again
@@ -313,6 +315,48 @@ async def progress(client):
     print(f"cancelled call and the next see took {took:.2f} s", flush=True)
 
 
+def resource_links(result):
+    return [b for b in result.content if isinstance(b, types.ResourceLink)]
+
+
+async def screenshots(client):
+    meta = {"handrail/turn": "s1"}
+    sizes = {}
+    result = await client.call_tool("computer", {"action": "see"}, meta=meta)
+    links = resource_links(result)
+    check(not images_of(result) and len(links) == 1, "by default here the screenshot is a resource link",
+          repr(result.content)[:500])
+    link = links[0]
+    obs = result.structured_content["observation"]["id"]
+    check(str(link.uri) == f"handrail://screenshot/{obs}", "the link names the observation", str(link.uri))
+    sizes["resource"] = len(result.model_dump_json(by_alias=True))
+    read = await client.read_resource(str(link.uri))
+    blob = base64.b64decode(read.contents[0].blob)
+    check(len(blob) == link.size and blob[:2] in (b"\xff\xd8", b"\x89P"),
+          "resources/read gives the screenshot itself", f"{len(blob)} bytes vs {link.size}")
+    inline = await client.call_tool("computer", {"action": "see", "image": "inline"}, meta=meta)
+    check(len(images_of(inline)) == 1 and not resource_links(inline), "image=inline puts it in the result")
+    sizes["inline"] = len(inline.model_dump_json(by_alias=True))
+    none = await client.call_tool("computer", {"action": "see", "image": "none"}, meta=meta)
+    check(not images_of(none) and not resource_links(none), "image=none leaves it out")
+    sizes["none"] = len(none.model_dump_json(by_alias=True))
+    bad = await client.call_tool("computer", {"action": "see", "image": "huge"}, meta=meta)
+    check(bad.is_error and "`image`" in text_of(bad), "a bad image mode is a precise [error]", text_of(bad))
+    listed = (await client.list_resources()).resources
+    uris = [str(r.uri) for r in listed]
+    check(str(link.uri) in uris and "handrail://trace/report.html" in uris,
+          "resources/list has the screenshots and the trace report", repr(uris))
+    report = await client.read_resource("handrail://trace/report.html")
+    check("<html" in report.contents[0].text.lower(), "the trace report reads as HTML")
+    try:
+        await client.read_resource("handrail://screenshot/obs_999999")
+        missing = False
+    except Exception as e:
+        missing = "obs_999999" in str(e)
+    check(missing, "an unknown screenshot is an error naming it")
+    print("result sizes (bytes of JSON): " + ", ".join(f"{k} {v}" for k, v in sizes.items()), flush=True)
+
+
 async def replicas(client, other, stranger):
     # Each replica keeps its own observations: the call names its target by text, and each replica has
     # looked at the screen in this turn before it takes the call (as a conversation behind a load
@@ -397,6 +441,8 @@ async def main():
             await errors(client)
         elif scenario == "images":
             await images(client, sys.argv[4])
+        elif scenario == "screenshots":
+            await screenshots(client)
         elif scenario == "progress":
             await progress(client)
         elif scenario == "replicas":

@@ -8,7 +8,8 @@ use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use handrail_core::{Budgets, Config, Engine, Mode, TurnSource};
 use handrail_mcp::{
-    AuditLog, Calls, HandrailServer, HttpOptions, ImageRoots, Sealer, ServerOptions, TurnDefaults, QUESTION_LIFETIME,
+    AuditLog, Calls, HandrailServer, HttpOptions, ImageDelivery, ImageRoots, Sealer, ServerOptions, TurnDefaults,
+    QUESTION_LIFETIME,
 };
 
 use crate::desktops::{open_desktop, DesktopChoice};
@@ -57,6 +58,11 @@ pub struct ServeArgs {
     /// write its HTML report there when the server stops.
     #[arg(long, value_name = "DIR")]
     trace: Option<PathBuf>,
+    /// How results carry their screenshot: inline (in the result), resource (a link the host reads
+    /// with resources/read; keeps results small for hosts that cap them) or none. A call's `image`
+    /// argument overrides it for that call.
+    #[arg(long, value_name = "MODE", default_value = "inline", value_parser = parse_images)]
+    images: ImageDelivery,
     /// Draw each listed element's box and id on the screenshots sent to the model (set-of-marks);
     /// a call's `marks` argument overrides it.
     #[arg(long)]
@@ -101,6 +107,10 @@ pub struct ServeArgs {
 }
 
 const WHO: &str = "handrail serve";
+
+fn parse_images(s: &str) -> Result<ImageDelivery, String> {
+    ImageDelivery::parse(s).ok_or_else(|| format!("{s:?} is not one of inline, resource, none"))
+}
 
 fn token(args: &ServeArgs) -> Result<Option<String>> {
     if let Some(path) = &args.token_file {
@@ -191,8 +201,13 @@ pub fn run(args: ServeArgs) -> Result<()> {
         ),
         None => None,
     };
-    let options =
-        ServerOptions { image_roots: ImageRoots::new(args.image_roots.clone()), sealer, ..ServerOptions::default() };
+    let options = ServerOptions {
+        image_roots: ImageRoots::new(args.image_roots.clone()),
+        sealer,
+        images: args.images,
+        trace_dir: args.trace.clone(),
+        ..ServerOptions::default()
+    };
     let server = HandrailServer::start(Calls::new(engine, defaults, audit, trace), options)
         .context("starting the engine thread")?;
 

@@ -459,3 +459,34 @@ fn progress_is_reported_and_a_cancelled_call_stops_waiting() {
     assert!(held.is_empty(), "nothing is held down after the cancelled calls: {held:?}");
     assert!(app.wait_for(|l| l == "clicked Change").is_some(), "the clicks reached the app: {:?}", app.seen);
 }
+
+/// `--images resource`: results carry a link instead of the picture, `resources/read` returns it,
+/// a call's `image` argument picks another mode, and the trace's report is a resource too.
+#[test]
+fn screenshots_travel_as_resources_when_asked() {
+    let _serial = serial();
+    let trace = std::env::temp_dir().join(format!("handrail-resources-trace-{}", std::process::id()));
+    let trace_arg = trace.display().to_string();
+    let app = probe_app();
+    for mode in ["legacy", "auto"] {
+        let served = Served::start(
+            &[
+                "--sandbox",
+                "--vision",
+                "yes",
+                "--images",
+                "resource",
+                "--trace",
+                &trace_arg,
+                "--",
+                "/usr/bin/python3",
+                &app,
+            ],
+            &[],
+        );
+        let out = e2e(&["screenshots", &served.url, mode]);
+        eprintln!("{}", String::from_utf8_lossy(&out.stdout));
+        drop(served);
+    }
+    let _ = std::fs::remove_dir_all(&trace);
+}

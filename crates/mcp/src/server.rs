@@ -1,6 +1,7 @@
 //! The MCP server: tool listing, `computer` and `read_image` calls, turns from `_meta`, and asking the
 //! person (elicitation) about destructive targets the user's intent does not back.
 
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -11,9 +12,10 @@ use handrail_wire::{decode_args, encode_outcome, to_value, AuditContext, AuditRe
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock as Content, ElicitRequest,
     ElicitRequestParams, ElicitationAction, ElicitationSchema, Implementation, InitializeRequestParams,
-    InitializeResult, InputRequest, InputRequests, InputRequiredResult, JsonObject, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion, ServerCapabilities,
-    ServerConfig,
+    InitializeResult, InputRequest, InputRequests, InputRequiredResult, JsonObject, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource, ResourceContents,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, Peer, ServerHandler};
@@ -23,8 +25,9 @@ use handrail_calls::{unix_ms, Calls, TurnMeta};
 
 use crate::desk::Desk;
 use crate::images::{read_image, ImageBook, ImageRoots};
+use crate::screenshots::{ImageDelivery, Shelf, Shot, SCREENSHOTS_KEPT, SCREENSHOT_URI, TRACE_REPORT_URI};
 use crate::sealed::{call_digest, SealError, Sealer};
-use crate::tools::{computer_tool, read_image_tool, COMPUTER, READ_IMAGE};
+use crate::tools::{computer_tool, read_image_tool, COMPUTER, IMAGE_ARGUMENT, READ_IMAGE};
 
 const INSTRUCTIONS: &str = "\
 handrail gives you hands on a desktop through the `computer` tool: start with action=see, act on \
@@ -49,6 +52,10 @@ pub struct ServerOptions {
     /// Seals the request state of questions on the stateless protocol. Replicas that share its key
     /// can each take a retry; `None`: a key of this process's own.
     pub sealer: Option<Sealer>,
+    /// How results carry their screenshot unless a call says otherwise (its `image` argument).
+    pub images: ImageDelivery,
+    /// The folder the trace is recorded in, when it is: its report is offered as a resource.
+    pub trace_dir: Option<PathBuf>,
 }
 
 /// How long a question asked on the stateless protocol may be answered.
@@ -56,7 +63,13 @@ pub const QUESTION_LIFETIME: Duration = Duration::from_secs(600);
 
 impl Default for ServerOptions {
     fn default() -> Self {
-        Self { image_roots: ImageRoots::new([]), elicit_timeout: Duration::from_secs(120), sealer: None }
+        Self {
+            image_roots: ImageRoots::new([]),
+            elicit_timeout: Duration::from_secs(120),
+            sealer: None,
+            images: ImageDelivery::Inline,
+            trace_dir: None,
+        }
     }
 }
 
@@ -66,6 +79,8 @@ struct Shared {
     options: ServerOptions,
     images: Mutex<ImageBook>,
     sealer: Sealer,
+    /// Screenshots a host may still read as resources.
+    shelf: Mutex<Shelf>,
 }
 
 /// One MCP server over one desktop. Cheap to clone: every session of every transport shares the
@@ -88,9 +103,15 @@ impl HandrailServer {
             Some(s) => s,
             None => Sealer::random(QUESTION_LIFETIME)?,
         };
-        Ok(Self {
-            shared: Arc::new(Shared { desk, vision, options, images: Mutex::new(ImageBook::default()), sealer }),
-        })
+        let shared = Shared {
+            desk,
+            vision,
+            options,
+            images: Mutex::new(ImageBook::default()),
+            sealer,
+            shelf: Mutex::new(Shelf::default()),
+        };
+        Ok(Self { shared: Arc::new(shared) })
     }
 
     /// Starts the engine thread for the call layer and a server over it.
@@ -106,9 +127,22 @@ impl HandrailServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let turn = turn_meta(&request, &context)?;
-        let arguments = request.arguments.clone().unwrap_or_default();
+        let mut arguments = request.arguments.clone().unwrap_or_default();
         let digest = call_digest(&arguments);
-        let args = decode_args(&Value::Object(arguments)).map_err(|e| e.to_string());
+        // How the screenshot travels is this edge's business, not the engine's.
+        let delivery = match arguments.remove(IMAGE_ARGUMENT) {
+            None | Some(Value::Null) => Ok(self.shared.options.images),
+            Some(Value::String(s)) => ImageDelivery::parse(&s).ok_or(s),
+            Some(other) => Err(other.to_string()),
+        };
+        let args = match &delivery {
+            Ok(_) => decode_args(&Value::Object(arguments)).map_err(|e| e.to_string()),
+            Err(got) => Err(format!(
+                "`{IMAGE_ARGUMENT}` must be \"inline\", \"resource\" or \"none\" (got {})",
+                got.chars().take(40).collect::<String>()
+            )),
+        };
+        let delivery = delivery.unwrap_or(self.shared.options.images);
 
         let stateless = context.protocol_version().is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
         let can_elicit = context
@@ -173,7 +207,7 @@ impl HandrailServer {
                 return Ok(CallToolResponse::InputRequired(InputRequiredResult::new(Some(requests), Some(handle))));
             }
         }
-        Ok(CallToolResponse::Complete(computer_result(&ran.outcome)))
+        Ok(CallToolResponse::Complete(self.deliver(&ran.outcome, delivery)))
     }
 
     /// The person's answer carried by a retried call, bound to the question it answers: the sealed
@@ -366,17 +400,37 @@ fn is_error(status: Status) -> bool {
     !matches!(status, Status::Ok | Status::NoVisibleChange)
 }
 
-/// A `computer` result: the text block, the screenshot (when the call published one), and the same
-/// facts as structured content.
-pub fn computer_result(outcome: &Outcome) -> CallToolResult {
-    let mut content = vec![Content::text(outcome.text())];
-    if let Some(image) = outcome.observation.as_ref().and_then(|o| o.image.as_ref()) {
-        content.push(Content::image(base64::engine::general_purpose::STANDARD.encode(&image.bytes), image.mime));
+impl HandrailServer {
+    /// A `computer` result: the text block, the screenshot (when the call published one) as `delivery`
+    /// says, and the same facts as structured content.
+    fn deliver(&self, outcome: &Outcome, delivery: ImageDelivery) -> CallToolResult {
+        let mut content = vec![Content::text(outcome.text())];
+        if let Some((obs, image)) = outcome.observation.as_ref().and_then(|o| o.image.as_ref().map(|i| (o, i))) {
+            let shot = Shot { observation: obs.id.to_string(), mime: image.mime, bytes: Arc::new(image.bytes.clone()) };
+            match delivery {
+                ImageDelivery::Inline => content.push(Content::image(
+                    base64::engine::general_purpose::STANDARD.encode(shot.bytes.as_slice()),
+                    shot.mime,
+                )),
+                ImageDelivery::Resource => {
+                    let link = Resource::new(shot.uri(), format!("screenshot of {}", shot.observation))
+                        .with_mime_type(shot.mime)
+                        .with_size(shot.bytes.len() as u64);
+                    content.push(Content::resource_link(link));
+                }
+                ImageDelivery::None => {}
+            }
+            if delivery != ImageDelivery::None {
+                if let Ok(mut shelf) = self.shared.shelf.lock() {
+                    shelf.keep(shot);
+                }
+            }
+        }
+        let mut result =
+            if is_error(outcome.status) { CallToolResult::error(content) } else { CallToolResult::success(content) };
+        result.structured_content = Some(encode_outcome(outcome));
+        result
     }
-    let mut result =
-        if is_error(outcome.status) { CallToolResult::error(content) } else { CallToolResult::success(content) };
-    result.structured_content = Some(encode_outcome(outcome));
-    result
 }
 
 impl ServerHandler for HandrailServer {
@@ -392,7 +446,7 @@ impl ServerHandler for HandrailServer {
     }
 
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().build())
             .with_server_info(Implementation::new("handrail", env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS)
     }
@@ -403,6 +457,69 @@ impl ServerHandler for HandrailServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(vec![computer_tool(), read_image_tool()]))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let mut resources: Vec<Resource> = match self.shared.shelf.lock() {
+            Ok(shelf) => shelf
+                .newest_first()
+                .map(|s| {
+                    Resource::new(s.uri(), format!("screenshot of {}", s.observation))
+                        .with_mime_type(s.mime)
+                        .with_size(s.bytes.len() as u64)
+                })
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        if self.shared.options.trace_dir.is_some() {
+            resources.push(
+                Resource::new(TRACE_REPORT_URI, "trace report")
+                    .with_description("Every call of this server so far: screenshots, guards, timings (HTML).")
+                    .with_mime_type("text/html"),
+            );
+        }
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let uri = request.uri.as_str();
+        if uri == TRACE_REPORT_URI {
+            let Some(dir) = self.shared.options.trace_dir.as_ref() else {
+                return Err(ErrorData::resource_not_found("this server records no trace", None));
+            };
+            let path = handrail_trace::report::write_report(dir)
+                .map_err(|e| ErrorData::internal_error(format!("the trace report could not be written: {e}"), None))?;
+            let html = std::fs::read_to_string(&path)
+                .map_err(|e| ErrorData::internal_error(format!("the trace report could not be read: {e}"), None))?;
+            let contents = ResourceContents::text(html, uri).with_mime_type("text/html");
+            return Ok(ReadResourceResult::new(vec![contents]).into());
+        }
+        let shot = self.shared.shelf.lock().ok().and_then(|shelf| shelf.get(uri).cloned());
+        match shot {
+            Some(shot) => {
+                let blob = base64::engine::general_purpose::STANDARD.encode(shot.bytes.as_slice());
+                let contents = ResourceContents::blob(blob, uri).with_mime_type(shot.mime);
+                Ok(ReadResourceResult::new(vec![contents]).into())
+            }
+            None => {
+                let shown: String = uri.chars().filter(|c| !c.is_control()).take(120).collect();
+                Err(ErrorData::resource_not_found(
+                    format!(
+                        "no resource {shown}; screenshots are {SCREENSHOT_URI}obs_N for the newest {SCREENSHOTS_KEPT} \
+                         observations"
+                    ),
+                    None,
+                ))
+            }
+        }
     }
 
     async fn call_tool(

@@ -9,6 +9,8 @@ use serde_json::{json, Value};
 
 pub const COMPUTER: &str = "computer";
 pub const READ_IMAGE: &str = "read_image";
+/// The `computer` argument this edge adds: how the call's screenshot travels.
+pub const IMAGE_ARGUMENT: &str = "image";
 
 const READ_IMAGE_DESCRIPTION: &str = "\
 Show an image file (PNG, JPEG, GIF or WebP) from the allowed folders. Files get their own ids (img_N) \
@@ -44,7 +46,19 @@ pub fn computer_tool() -> Tool {
     annotations.destructive_hint = Some(true);
     annotations.idempotent_hint = Some(false);
     annotations.open_world_hint = Some(true);
-    let mut tool = Tool::new(COMPUTER, COMPUTER_DESCRIPTION, object(computer_schema()));
+    let mut schema = computer_schema();
+    if let Some(props) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+        props.insert(
+            IMAGE_ARGUMENT.into(),
+            json!({
+                "type": "string",
+                "enum": ["inline", "resource", "none"],
+                "description": "How this call's screenshot comes back: inline (default unless the server says otherwise), \
+                                as a resource link to read with resources/read, or not at all."
+            }),
+        );
+    }
+    let mut tool = Tool::new(COMPUTER, COMPUTER_DESCRIPTION, object(schema));
     tool.output_schema = Some(Arc::new(handrail_wire::schema::computer_result()));
     tool.title = Some("Computer".into());
     tool.annotations = Some(annotations);
@@ -70,6 +84,8 @@ mod tests {
     #[test]
     fn the_schema_lists_exactly_the_contract_parameters() {
         let schema = computer_schema();
+        let listed = computer_tool();
+        assert!(listed.input_schema["properties"].get(IMAGE_ARGUMENT).is_some(), "MCP adds `image`");
         let mut names: Vec<&str> =
             schema["properties"].as_object().map_or(vec![], |m| m.keys().map(String::as_str).collect());
         names.sort_unstable();
