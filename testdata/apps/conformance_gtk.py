@@ -7,7 +7,7 @@ arrived without relying on the backend under test:
     geometry <name> <x> <y> <w> <h>   each widget once mapped: screen coordinates on X11, coordinates
                                       in the window's surface on Wayland (where the app knows no more)
     ready
-    clicked Change
+    clicked Change                     (and the status label beside it flips)
     name=<text>                        on every change of the Name entry
     key <name> <modifiers>             every key press on the window (e.g. "key k ctrl+shift")
     scroll=<value>                     the list's scroll position, on every change
@@ -65,9 +65,17 @@ def main():
     grid = Gtk.Grid(row_spacing=8, column_spacing=8, margin=16)
     win.add(grid)
 
+    status = Gtk.Label(label="status: before")
     change = Gtk.Button(label="Change")
-    change.connect("clicked", lambda _b: say("clicked Change"))
+
+    def on_change(_b):
+        after = status.get_text() == "status: before"
+        status.set_text("status: after" if after else "status: before")
+        say("clicked Change")
+
+    change.connect("clicked", on_change)
     grid.attach(change, 0, 0, 1, 1)
+    grid.attach(status, 2, 0, 1, 1)
 
     later = Gtk.Button(label="Later")
     grid.attach(later, 1, 0, 1, 1)

@@ -72,6 +72,13 @@ fn probe_script() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/apps/conformance_gtk.py")
 }
 
+impl RealHarness {
+    /// The sandbox the desktop runs in (for peer tools started inside it).
+    pub fn sandbox(&self) -> &Sandbox {
+        &self.sandbox
+    }
+}
+
 impl Harness for RealHarness {
     fn name(&self) -> &'static str {
         match self.protocol {

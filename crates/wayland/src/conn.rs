@@ -163,20 +163,18 @@ where
 pub(crate) fn output_event(outputs: &mut Outputs, output: &wl_output::WlOutput, event: wl_output::Event) {
     let Some(info) = outputs.info_mut(output) else { return };
     match event {
-        wl_output::Event::Geometry { x, y, .. } => {
-            if !info.has_logical {
-                info.logical.x = x;
-                info.logical.y = y;
-            }
+        wl_output::Event::Geometry { x, y, .. } if !info.has_logical => {
+            info.logical.x = x;
+            info.logical.y = y;
         }
-        wl_output::Event::Mode { flags: WEnum::Value(flags), width, height, .. } => {
-            if flags.contains(wl_output::Mode::Current) {
-                info.pixels = Size::new(width.max(0) as u32, height.max(0) as u32);
-                if !info.has_logical {
-                    let s = info.scale.max(1) as u32;
-                    info.logical.width = info.pixels.width / s;
-                    info.logical.height = info.pixels.height / s;
-                }
+        wl_output::Event::Mode { flags: WEnum::Value(flags), width, height, .. }
+            if flags.contains(wl_output::Mode::Current) =>
+        {
+            info.pixels = Size::new(width.max(0) as u32, height.max(0) as u32);
+            if !info.has_logical {
+                let s = info.scale.max(1) as u32;
+                info.logical.width = info.pixels.width / s;
+                info.logical.height = info.pixels.height / s;
             }
         }
         wl_output::Event::Scale { factor } => info.scale = factor.max(1),
@@ -199,11 +197,7 @@ pub(crate) fn xdg_output_event(outputs: &mut Outputs, output: &wl_output::WlOutp
             info.logical.height = height.max(0) as u32;
             info.has_logical = true;
         }
-        zxdg_output_v1::Event::Name { name } => {
-            if info.name.is_empty() {
-                info.name = name;
-            }
-        }
+        zxdg_output_v1::Event::Name { name } if info.name.is_empty() => info.name = name,
         _ => {}
     }
 }

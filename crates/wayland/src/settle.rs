@@ -225,14 +225,14 @@ fn listen(mut copier: Copier, shared: &Shared, stop: &UnixStream) {
     loop {
         let now = Instant::now();
         let mut next = now + Duration::from_secs(60);
-        for i in 0..outputs.len() {
+        for (i, last) in last_request.iter_mut().enumerate() {
             if copier.in_flight(i) {
                 continue;
             }
-            let due = last_request[i] + RECOPY_EVERY;
+            let due = *last + RECOPY_EVERY;
             if due <= now {
                 copier.request(i, true);
-                last_request[i] = now;
+                *last = now;
             } else {
                 next = next.min(due);
             }
