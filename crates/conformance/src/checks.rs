@@ -195,6 +195,34 @@ pub fn settle_returns_after_the_response_window_when_nothing_changes(h: &mut dyn
     assert!(report.waited < request.response_window + Duration::from_secs(1), "{}: {report:?}", h.name());
 }
 
+pub fn a_cancelled_wait_returns_at_once(h: &mut dyn Harness) {
+    let cancel = handrail_platform::Cancel::new();
+    let mut watch = h.desktop().settle.watch().expect("watch");
+    watch.set_cancel(cancel.clone());
+    let canceller = {
+        let cancel = cancel.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            cancel.cancel();
+        })
+    };
+    let request = SettleRequest {
+        response_window: Duration::from_secs(4),
+        quiet: Duration::from_secs(1),
+        ceiling: Duration::from_secs(8),
+    };
+    let t0 = Instant::now();
+    let report = watch.wait(&request).expect("wait");
+    let took = t0.elapsed();
+    let _ = canceller.join();
+    // The simulated desktop's waits take no real time: it has nothing to cut short.
+    if h.name() != "sim" {
+        assert!(!report.settled, "{}: a cancelled wait is not settled: {report:?}", h.name());
+        assert!(took < Duration::from_secs(2), "{}: the wait went on {took:?} after the cancel", h.name());
+        assert!(!watch.wait_for_change(Duration::from_secs(4)).expect("wait for change"), "{}", h.name());
+    }
+}
+
 pub fn accessibility_bounds_match_the_apps_own_geometry(h: &mut dyn Harness) {
     if !h.has_accessibility() {
         return;

@@ -28,7 +28,9 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use handrail_platform::{PlatformError, Rect, Settle, SettleReport, SettleRequest, SettleWatch};
+use handrail_platform::{
+    Cancel, PlatformError, Rect, Settle, SettleReport, SettleRequest, SettleWatch, CANCEL_CHECK_EVERY,
+};
 use log::{debug, warn};
 
 use crate::conn::Socket;
@@ -330,6 +332,7 @@ impl Settle for WaylandSettle {
             first_news: None,
             last_news: None,
             reported: None,
+            cancel: None,
         }))
     }
 }
@@ -344,9 +347,25 @@ struct Watch<'a> {
     last_news: Option<Instant>,
     /// The newest news `wait_for_change` already reported.
     reported: Option<Instant>,
+    /// Set when the caller gave up waiting (see [`SettleWatch::set_cancel`]).
+    cancel: Option<Cancel>,
 }
 
 impl Watch<'_> {
+    fn cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(Cancel::is_cancelled)
+    }
+
+    /// How long one sleep on the condition variable may last: `left`, unless a cancel must be looked
+    /// at sooner.
+    fn slice(&self, left: Duration) -> Duration {
+        if self.cancel.is_some() {
+            left.min(CANCEL_CHECK_EVERY)
+        } else {
+            left
+        }
+    }
+
     /// Whether damage at `at` in cell `i` is an animation's own repaint.
     fn is_animation(&self, i: usize, at: Instant) -> bool {
         let Some(r) = self.excused.get(i).copied().flatten() else { return false };
@@ -391,6 +410,10 @@ impl Watch<'_> {
 }
 
 impl SettleWatch for Watch<'_> {
+    fn set_cancel(&mut self, cancel: Cancel) {
+        self.cancel = Some(cancel);
+    }
+
     fn wait(&mut self, request: &SettleRequest) -> Result<SettleReport, PlatformError> {
         let t0 = Instant::now();
         let mut st = self.shared.lock();
@@ -412,14 +435,14 @@ impl SettleWatch for Watch<'_> {
                 Some(last) => last + request.quiet,
             };
             let ceiling = t0 + request.ceiling;
-            if now >= ceiling {
+            if now >= ceiling || self.cancelled() {
                 return Ok(report(false, self.last_news.is_some()));
             }
             let until = deadline.min(ceiling);
             let (next, _) = self
                 .shared
                 .changed
-                .wait_timeout(st, until.saturating_duration_since(now))
+                .wait_timeout(st, self.slice(until.saturating_duration_since(now)))
                 .unwrap_or_else(|e| e.into_inner());
             st = next;
         }
@@ -435,10 +458,11 @@ impl SettleWatch for Watch<'_> {
                 return Ok(true);
             }
             let now = Instant::now();
-            if now >= deadline {
+            if now >= deadline || self.cancelled() {
                 return Ok(false);
             }
-            let (next, _) = self.shared.changed.wait_timeout(st, deadline - now).unwrap_or_else(|e| e.into_inner());
+            let slice = self.slice(deadline - now);
+            let (next, _) = self.shared.changed.wait_timeout(st, slice).unwrap_or_else(|e| e.into_inner());
             st = next;
         }
     }
