@@ -95,6 +95,8 @@ pub fn run(args: AgentArgs) -> Result<std::process::ExitCode> {
     }
     let choice = DesktopChoice {
         sandbox: args.display.is_none() && !args.simulated,
+        wayland: false,
+        wayland_display: None,
         size: args.size,
         display: args.display.clone(),
         simulated: args.simulated,

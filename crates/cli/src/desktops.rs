@@ -1,4 +1,5 @@
-//! Building a [`Desktop`] for the commands: a private sandbox, or an X display that already runs.
+//! Building a [`Desktop`] for the commands: a private sandbox (X11 or Wayland), an X display that
+//! already runs, or a running wlroots session.
 
 use std::os::fd::AsFd;
 use std::path::PathBuf;
@@ -12,6 +13,7 @@ use handrail_netguard::{PolicyProxy, CHROMIUM_NO_BYPASS_ARGS};
 use handrail_platform::absent::{not_opened_desktop, NoAccessibility, NoOcr};
 use handrail_platform::{Accessibility, Desktop, Ocr};
 use handrail_sandbox::{Sandbox, SandboxOptions, REMOVED_ENV};
+use handrail_wayland::{Socket, WaylandDesktop, WaylandOptions};
 use handrail_x11::windows::LaunchEnv;
 use handrail_x11::{X11Desktop, X11Options};
 
@@ -39,20 +41,38 @@ pub fn start_browser_proxy(who: &str, policy: &UrlPolicy, launch: &mut LaunchEnv
     Ok(proxy)
 }
 
-/// Connects to `display` with a browser held to `policy`: the proxy becomes the desktop's `network`,
+/// Which real desktop to connect to.
+enum Session {
+    X11(X11Options),
+    Wayland(WaylandOptions),
+}
+
+/// Connects to `session` with a browser held to `policy`: the proxy becomes the desktop's `network`,
 /// so it runs as long as the desktop and the engine reports what it refused.
 fn guarded_desktop(
     who: &str,
-    options: X11Options,
+    session: Session,
     policy: &UrlPolicy,
     accessibility: Box<dyn Accessibility>,
 ) -> Result<Desktop> {
-    let mut options = options;
-    let proxy = start_browser_proxy(who, policy, &mut options.launch)?;
-    let display = options.display.clone();
-    let mut desktop = X11Desktop::connect(options, accessibility, ocr_or_none(who))
-        .with_context(|| format!("connecting to X display {display}"))?;
-    desktop.network = Box::new(proxy);
+    let desktop = match session {
+        Session::X11(mut options) => {
+            let proxy = start_browser_proxy(who, policy, &mut options.launch)?;
+            let display = options.display.clone();
+            let mut d = X11Desktop::connect(options, accessibility, ocr_or_none(who))
+                .with_context(|| format!("connecting to X display {display}"))?;
+            d.network = Box::new(proxy);
+            d
+        }
+        Session::Wayland(mut options) => {
+            let proxy = start_browser_proxy(who, policy, &mut options.launch)?;
+            let socket = options.socket.0.display().to_string();
+            let mut d = WaylandDesktop::connect(options, accessibility, ocr_or_none(who))
+                .with_context(|| format!("connecting to the Wayland compositor at {socket}"))?;
+            d.network = Box::new(proxy);
+            d
+        }
+    };
     Ok(desktop)
 }
 
@@ -66,8 +86,15 @@ pub fn sandbox_desktop(sandbox: &Sandbox, who: &str, policy: &UrlPolicy) -> Resu
     } else {
         Box::new(NoAccessibility)
     };
-    guarded_desktop(who, X11Options::new(sandbox.display(), launch), policy, accessibility)
-        .context("opening the sandbox desktop")
+    let session = match sandbox.wayland_socket() {
+        Some(socket) => Session::Wayland(WaylandOptions::new(
+            Socket(socket.to_owned()),
+            sandbox.sway_ipc().map(PathBuf::from),
+            launch,
+        )),
+        None => Session::X11(X11Options::new(sandbox.display(), launch)),
+    };
+    guarded_desktop(who, session, policy, accessibility).context("opening the sandbox desktop")
 }
 
 /// An X display that is already running (`:0`, or one a test harness started), with its session bus
@@ -85,7 +112,30 @@ pub fn display_desktop(display: &str, who: &str, policy: &UrlPolicy) -> Result<D
             Box::new(NoAccessibility)
         }
     };
-    guarded_desktop(who, X11Options::new(display, launch), policy, accessibility)
+    guarded_desktop(who, Session::X11(X11Options::new(display, launch)), policy, accessibility)
+}
+
+/// A running wlroots session (`--wayland-display NAME`: a socket name in `XDG_RUNTIME_DIR`, or a
+/// path), with sway's IPC from `SWAYSOCK` when set (window geometry), its session bus from
+/// `DBUS_SESSION_BUS_ADDRESS`, and a browser of its own held to `policy`.
+pub fn wayland_desktop(name: &str, who: &str, policy: &UrlPolicy) -> Result<Desktop> {
+    let runtime = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from);
+    let socket = Socket::resolve(name, runtime.as_deref()).context("finding the Wayland socket")?;
+    let ipc = std::env::var_os("SWAYSOCK").filter(|s| !s.is_empty()).map(PathBuf::from);
+    if ipc.is_none() {
+        eprintln!("{who}: SWAYSOCK is not set; windows have no known place on screen (sway's IPC gives it)");
+    }
+    let profile = runtime.unwrap_or_else(std::env::temp_dir).join(format!("handrail-browser-{}", std::process::id()));
+    let vars = vec![("WAYLAND_DISPLAY".into(), socket.0.display().to_string())];
+    let launch = LaunchEnv::new(vars, profile);
+    let accessibility: Box<dyn Accessibility> = match std::env::var("DBUS_SESSION_BUS_ADDRESS") {
+        Ok(bus) if !bus.is_empty() => Box::new(handrail_atspi::AtspiSource::new(bus)),
+        _ => {
+            eprintln!("{who}: DBUS_SESSION_BUS_ADDRESS is not set; the accessibility tree is unavailable");
+            Box::new(NoAccessibility)
+        }
+    };
+    guarded_desktop(who, Session::Wayland(WaylandOptions::new(socket, ipc, launch)), policy, accessibility)
 }
 
 /// Decides whether the main model sees images (see `handrail_models::decide`) and says so on stderr.
@@ -115,6 +165,10 @@ pub fn decide_vision(who: &str, declared: Option<bool>, endpoint: Option<&str>, 
 pub struct DesktopChoice {
     /// A private sandbox desktop (else `display`, else `$DISPLAY`).
     pub sandbox: bool,
+    /// The sandbox runs Wayland (headless sway) instead of X11.
+    pub wayland: bool,
+    /// A running wlroots session to attach to (a socket name or path).
+    pub wayland_display: Option<String>,
     pub size: (u32, u32),
     pub display: Option<String>,
     /// The built-in simulated desktop.
@@ -159,9 +213,9 @@ pub fn open_desktop(who: &str, choice: &DesktopChoice, sees: bool, policy: &UrlP
         return Ok((desktop, running));
     }
     if choice.sandbox {
-        let opts = SandboxOptions { size: choice.size, ..SandboxOptions::default() };
+        let opts = SandboxOptions { size: choice.size, wayland: choice.wayland, ..SandboxOptions::default() };
         let sandbox = Sandbox::start(opts).context("starting the sandbox desktop")?;
-        eprintln!("{who}: private desktop {} is up", sandbox.display());
+        eprintln!("{who}: private desktop {} is up", sandbox.session_name());
         let desktop = sandbox_desktop(&sandbox, who, policy);
         if let Some((program, rest)) = choice.launch.split_first() {
             // Its output goes to stderr: stdout may be a protocol channel.
@@ -190,6 +244,9 @@ pub fn open_desktop(who: &str, choice: &DesktopChoice, sees: bool, policy: &UrlP
                 Err(e)
             }
         };
+    }
+    if let Some(name) = &choice.wayland_display {
+        return Ok((wayland_desktop(name, who, policy)?, running));
     }
     let display = choice
         .display

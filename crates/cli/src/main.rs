@@ -35,10 +35,14 @@ enum Command {
         #[arg(long, default_value = "handrail-trace")]
         trace: PathBuf,
         /// Run on the built-in simulated desktop instead (needs no system packages).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "wayland")]
         simulated: bool,
+        /// Run on a private Wayland desktop (headless sway) instead of an X11 one.
+        #[arg(long)]
+        wayland: bool,
     },
-    /// Start a private virtual desktop (Xvfb, session bus, accessibility bus, openbox).
+    /// Start a private virtual desktop (Xvfb, session bus, accessibility bus, openbox; or with
+    /// --wayland a headless sway).
     ///
     /// Without a command it prints the environment to use (as `export` lines on stdout) and keeps the
     /// desktop up until Ctrl-C; with a command after `--` it runs that command inside the desktop and
@@ -104,7 +108,9 @@ fn main() -> Result<std::process::ExitCode> {
     let cli = Cli::parse();
     init_logging(&cli.log)?;
     match cli.command {
-        Command::Demo { trace, simulated } => demo::run(&trace, simulated).map(|()| std::process::ExitCode::SUCCESS),
+        Command::Demo { trace, simulated, wayland } => {
+            demo::run(&trace, simulated, wayland).map(|()| std::process::ExitCode::SUCCESS)
+        }
         Command::Sandbox(args) => sandbox::run(args),
         Command::Serve(args) => serve::run(*args).map(|()| std::process::ExitCode::SUCCESS),
         Command::Agent(args) => agent::run(*args),

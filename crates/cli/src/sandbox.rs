@@ -20,6 +20,10 @@ pub struct SandboxArgs {
     /// Start without the accessibility bus.
     #[arg(long)]
     no_accessibility: bool,
+    /// A Wayland desktop (a private headless sway, run as an unprivileged user when started as root)
+    /// instead of an X11 one.
+    #[arg(long, conflicts_with_all = ["display", "no_window_manager"])]
+    wayland: bool,
     /// A command to run inside the desktop; the desktop stops when it exits.
     #[arg(last = true)]
     command: Vec<String>,
@@ -41,6 +45,7 @@ fn options(args: &SandboxArgs) -> SandboxOptions {
         display: args.display,
         window_manager: !args.no_window_manager,
         accessibility: !args.no_accessibility,
+        wayland: args.wayland,
         ..SandboxOptions::default()
     }
 }
@@ -65,7 +70,7 @@ pub fn run(args: SandboxArgs) -> Result<ExitCode> {
     }
     eprintln!(
         "handrail sandbox: desktop {} is up in {:?}; press Ctrl-C to stop it",
-        sandbox.display(),
+        sandbox.session_name(),
         sandbox.timings().total
     );
     let (why, report) = sandbox.run_until_signal().context("waiting for the sandbox")?;

@@ -21,8 +21,15 @@ pub struct ServeArgs {
     #[arg(long, value_name = "ADDR")]
     http: Option<SocketAddr>,
     /// Start a private sandbox desktop and serve it (stopped again when the server ends).
-    #[arg(long, conflicts_with_all = ["display", "simulated"])]
+    #[arg(long, conflicts_with_all = ["display", "simulated", "wayland_display"])]
     sandbox: bool,
+    /// With --sandbox: a Wayland sandbox (a private headless sway) instead of an X11 one.
+    #[arg(long, requires = "sandbox")]
+    wayland: bool,
+    /// Serve a running wlroots session (sway, Hyprland, river, labwc…): its socket name in
+    /// $XDG_RUNTIME_DIR (e.g. wayland-1) or a path; window geometry comes from $SWAYSOCK.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["display", "simulated"])]
+    wayland_display: Option<String>,
     /// Sandbox screen size, WIDTHxHEIGHT.
     #[arg(long, default_value = "1280x800", value_parser = crate::sandbox::parse_size, requires = "sandbox")]
     size: (u32, u32),
@@ -173,6 +180,8 @@ pub fn run(args: ServeArgs) -> Result<()> {
     let sees = config.vision == handrail_core::Vision::Capable;
     let choice = DesktopChoice {
         sandbox: args.sandbox,
+        wayland: args.wayland,
+        wayland_display: args.wayland_display.clone(),
         size: args.size,
         display: args.display.clone(),
         simulated: args.simulated,

@@ -15,6 +15,11 @@
 //! 4. `openbox --sm-disable` — ready when `_NET_SUPPORTING_WM_CHECK` is set on the root window;
 //! 5. `xsetroot -solid <background>` (OCR reads almost nothing on the default black).
 //!
+//! With [`SandboxOptions::wayland`], steps 1, 4 and 5 are replaced by a private headless sway (run as
+//! an unprivileged user when the owner is root; see the `wayland` module), ready when its IPC answers
+//! with an active output; apps then get `WAYLAND_DISPLAY` (the socket's absolute path) and `SWAYSOCK`
+//! instead of `DISPLAY`.
+//!
 //! Apps are started with [`Sandbox::command`] / [`Sandbox::spawn`], which set the sandbox's
 //! environment ([`Sandbox::env`]) and remove variables that point at the real session
 //! ([`REMOVED_ENV`]).
@@ -46,6 +51,7 @@ mod procs;
 mod reaper;
 mod sandbox;
 mod signals;
+mod wayland;
 mod x11;
 
 pub use error::SandboxError;
@@ -53,4 +59,5 @@ pub use log::log_to_stderr;
 pub use procs::{marked_processes, MARKER_VAR};
 pub use sandbox::{run_inside, Sandbox, SandboxOptions, Shutdown, StartTimings, StopReport, REMOVED_ENV};
 pub use signals::{Caught, SignalWatcher, WATCHED_SIGNALS};
+pub use wayland::DESKTOP_USER;
 pub use x11::{FIRST_AUTO_DISPLAY, LAST_AUTO_DISPLAY};

@@ -22,6 +22,7 @@ use crate::procs::{
 };
 use crate::reaper;
 use crate::signals::SignalWatcher;
+use crate::wayland;
 use crate::x11;
 
 /// How a sandbox is set up. `SandboxOptions::default()` gives a 1280x800x24 desktop with a window
@@ -44,6 +45,12 @@ pub struct SandboxOptions {
     pub display: Option<u32>,
     /// Bound for each start-up step (the X server, the bus, the accessibility bus, the WM).
     pub step_timeout: Duration,
+    /// A Wayland session instead of X11: a private headless sway (see the `wayland` module) instead
+    /// of Xvfb, openbox and xsetroot. `display`, `depth` and `window_manager` do not apply.
+    pub wayland: bool,
+    /// The unprivileged user sway runs as when the owner is root (default: `handrail-desktop`, else
+    /// `nobody`); ignored for other owners, whose sway runs as themselves.
+    pub desktop_user: Option<String>,
     /// Give direct children PR_SET_PDEATHSIG(SIGTERM). Note that Linux sends it when the **thread** that
     /// spawned the child exits, not the process: start the sandbox (and spawn apps) from a thread that
     /// lives as long as the sandbox, or turn this off and rely on the reaper.
@@ -60,6 +67,8 @@ impl Default for SandboxOptions {
             background: "#e0e0e0".to_owned(),
             display: None,
             step_timeout: Duration::from_secs(10),
+            wayland: false,
+            desktop_user: None,
             parent_death_signal: true,
         }
     }
@@ -80,6 +89,8 @@ pub struct StartTimings {
     pub window_manager: Option<Duration>,
     /// xsetroot.
     pub background: Duration,
+    /// sway until its IPC answered with an active output (None for X11 sandboxes).
+    pub compositor: Option<Duration>,
     /// Everything, from the call to `start` to its return.
     pub total: Duration,
 }
@@ -140,7 +151,8 @@ struct Tracked {
 
 /// Paths of the programs a start needs, all located before anything is started.
 struct Programs {
-    xvfb: PathBuf,
+    xvfb: Option<PathBuf>,
+    sway: Option<PathBuf>,
     dbus_daemon: PathBuf,
     dbus_send: Option<PathBuf>,
     a11y_launcher: Option<PathBuf>,
@@ -184,8 +196,21 @@ fn find_a11y_launcher() -> Result<PathBuf, SandboxError> {
 impl Programs {
     fn locate(opts: &SandboxOptions) -> Result<Programs, SandboxError> {
         let a11y = opts.accessibility;
+        if opts.wayland {
+            return Ok(Programs {
+                xvfb: None,
+                sway: Some(require("sway", "sway")?),
+                dbus_daemon: require("dbus-daemon", "dbus")?,
+                dbus_send: if a11y { Some(require("dbus-send", "dbus")?) } else { None },
+                a11y_launcher: if a11y { Some(find_a11y_launcher()?) } else { None },
+                openbox: None,
+                xprop: None,
+                xsetroot: None,
+            });
+        }
         Ok(Programs {
-            xvfb: require("Xvfb", "xvfb")?,
+            xvfb: Some(require("Xvfb", "xvfb")?),
+            sway: None,
             dbus_daemon: require("dbus-daemon", "dbus")?,
             dbus_send: if a11y { Some(require("dbus-send", "dbus")?) } else { None },
             a11y_launcher: if a11y { Some(find_a11y_launcher()?) } else { None },
@@ -266,6 +291,9 @@ pub struct Sandbox {
     cache_home: PathBuf,
     logs: PathBuf,
     display: Option<u32>,
+    /// The Wayland session's socket and sway's IPC socket (Wayland sandboxes only).
+    wayland_socket: Option<PathBuf>,
+    sway_ipc: Option<PathBuf>,
     bus_address: Option<String>,
     a11y_address: Option<String>,
     infra: Vec<Tracked>,
@@ -312,6 +340,8 @@ impl Sandbox {
             id,
             opts,
             display: None,
+            wayland_socket: None,
+            sway_ipc: None,
             bus_address: None,
             a11y_address: None,
             infra: Vec::new(),
@@ -332,9 +362,11 @@ impl Sandbox {
         sb.arm_reaper()?;
         sb.timings.prepare = t0.elapsed();
 
-        let t = Instant::now();
-        sb.start_x_server(&progs.xvfb)?;
-        sb.timings.x_server = t.elapsed();
+        if let Some(xvfb) = &progs.xvfb {
+            let t = Instant::now();
+            sb.start_x_server(xvfb)?;
+            sb.timings.x_server = t.elapsed();
+        }
 
         let t = Instant::now();
         sb.start_session_bus(&progs.dbus_daemon)?;
@@ -355,12 +387,17 @@ impl Sandbox {
             sb.set_background(xsetroot)?;
             sb.timings.background = t.elapsed();
         }
+        if let Some(sway) = &progs.sway {
+            let t = Instant::now();
+            sb.start_compositor(sway)?;
+            sb.timings.compositor = Some(t.elapsed());
+        }
         sb.timings.total = t0.elapsed();
         let ms = |d: Duration| d.as_secs_f64() * 1000.0;
         let opt_ms = |d: Option<Duration>| d.map_or_else(|| "off".to_owned(), |d| format!("{:.0} ms", ms(d)));
         info!(
-            "sandbox {} ready in {:.0} ms (prepare {:.0} ms, X {:.0} ms, bus {:.0} ms, a11y {}, wm {}, background {:.0} ms)",
-            sb.display(),
+            "sandbox {} ready in {:.0} ms (prepare {:.0} ms, X {:.0} ms, bus {:.0} ms, a11y {}, wm {}, background {:.0} ms, compositor {})",
+            sb.session_name(),
             ms(sb.timings.total),
             ms(sb.timings.prepare),
             ms(sb.timings.x_server),
@@ -368,6 +405,7 @@ impl Sandbox {
             opt_ms(sb.timings.accessibility),
             opt_ms(sb.timings.window_manager),
             ms(sb.timings.background),
+            opt_ms(sb.timings.compositor),
         );
         Ok(sb)
     }
@@ -714,6 +752,80 @@ impl Sandbox {
         }
     }
 
+    /// Starts sway (as an unprivileged user when we are root) and waits until its IPC answers with an
+    /// active output.
+    fn start_compositor(&mut self, sway: &Path) -> Result<(), SandboxError> {
+        const STEP: &str = "compositor (sway)";
+        let account = wayland::compositor_account(self.opts.desktop_user.as_deref())
+            .map_err(|detail| SandboxError::StepFailed { step: STEP, detail, stderr: String::new() })?;
+        // sway's own directory: its runtime dir (sockets) and config, owned by the user it runs as.
+        let dir = self.root.join("wl");
+        mkdir_private(&dir)?;
+        let config = dir.join("config");
+        fs::write(&config, wayland::config(self.opts.size, &self.opts.background))
+            .map_err(|e| SandboxError::io(format!("writing {}", config.display()), e))?;
+        let uid = match account {
+            Some(a) => {
+                for path in [&dir, &config] {
+                    std::os::unix::fs::chown(path, Some(a.uid), Some(a.gid))
+                        .map_err(|e| SandboxError::io(format!("giving {} to uid {}", path.display(), a.uid), e))?;
+                }
+                // The user must reach its directory inside ours: traversable, not listable.
+                fs::set_permissions(&self.root, fs::Permissions::from_mode(0o711))
+                    .map_err(|e| SandboxError::io(format!("chmod 711 {}", self.root.display()), e))?;
+                a.uid
+            }
+            // SAFETY: geteuid has no preconditions.
+            None => unsafe { libc::geteuid() },
+        };
+        let log = self.logs.join("sway.log");
+        let mut cmd = self.infra_command(sway, &log)?;
+        cmd.arg("-c").arg(&config);
+        // sway's own session: its runtime dir and home are its directory, and nothing of ours.
+        for var in ["DISPLAY", "WAYLAND_DISPLAY", "SWAYSOCK", "DBUS_SESSION_BUS_ADDRESS", "XDG_SESSION_TYPE"] {
+            cmd.env_remove(var);
+        }
+        cmd.env("XDG_RUNTIME_DIR", &dir)
+            .env("HOME", &dir)
+            .env("WLR_BACKENDS", "headless")
+            .env("WLR_LIBINPUT_NO_DEVICES", "1")
+            .env("WLR_RENDERER", "pixman")
+            .current_dir(&dir);
+        if let Some(a) = account {
+            cmd.uid(a.uid).gid(a.gid);
+        }
+        let child = cmd.spawn().map_err(|source| SandboxError::Spawn {
+            step: STEP,
+            program: sway.display().to_string(),
+            source,
+        })?;
+        let pid = child.id();
+        debug!("sandbox {}: sway pid {pid} (uid {uid})", self.id);
+        self.infra.push(Tracked { name: "sway", child });
+
+        let deadline = self.deadline();
+        loop {
+            if let Some(status) = self.exited("sway") {
+                return Err(SandboxError::ExitedEarly { step: STEP, status, stderr: tail_file(&log) });
+            }
+            if let (Some(socket), Some(ipc)) = (wayland::find_socket(&dir), wayland::ipc_socket(&dir, uid, pid)) {
+                if wayland::answers(&ipc, deadline) {
+                    self.wayland_socket = Some(socket);
+                    self.sway_ipc = Some(ipc);
+                    return Ok(());
+                }
+            }
+            if Instant::now() + POLL >= deadline {
+                return Err(SandboxError::Timeout {
+                    step: STEP,
+                    timeout: self.opts.step_timeout,
+                    stderr: tail_file(&log),
+                });
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+
     // ----- accessors -----
 
     /// The unique id, also the value of `HANDRAIL_SANDBOX` in every sandbox process's environment.
@@ -724,6 +836,29 @@ impl Sandbox {
     /// The display as `:N`.
     pub fn display(&self) -> String {
         self.display.map_or_else(String::new, |n| format!(":{n}"))
+    }
+
+    /// What the session is called in messages: the X display (`:N`) or the Wayland socket's path.
+    pub fn session_name(&self) -> String {
+        match &self.wayland_socket {
+            Some(socket) => socket.display().to_string(),
+            None => self.display(),
+        }
+    }
+
+    /// Whether this is a Wayland session (headless sway).
+    pub fn is_wayland(&self) -> bool {
+        self.opts.wayland
+    }
+
+    /// The Wayland socket's absolute path (what `WAYLAND_DISPLAY` holds in the sandbox).
+    pub fn wayland_socket(&self) -> Option<&Path> {
+        self.wayland_socket.as_deref()
+    }
+
+    /// sway's IPC socket (what `SWAYSOCK` holds in the sandbox).
+    pub fn sway_ipc(&self) -> Option<&Path> {
+        self.sway_ipc.as_deref()
     }
 
     /// The display number N.
@@ -808,17 +943,32 @@ impl Sandbox {
     pub fn env(&self) -> Vec<(String, String)> {
         let path = |p: &Path| p.display().to_string();
         let mut env = vec![
-            ("DISPLAY".to_owned(), self.display()),
             ("XDG_RUNTIME_DIR".to_owned(), path(&self.runtime_dir)),
             ("HOME".to_owned(), path(&self.home)),
             ("XDG_CONFIG_HOME".to_owned(), path(&self.config_home)),
             ("XDG_DATA_HOME".to_owned(), path(&self.data_home)),
             ("XDG_CACHE_HOME".to_owned(), path(&self.cache_home)),
-            // Toolkits must not pick a Wayland (or other) backend of the user's real session.
-            ("XDG_SESSION_TYPE".to_owned(), "x11".to_owned()),
-            ("GDK_BACKEND".to_owned(), "x11".to_owned()),
-            ("QT_QPA_PLATFORM".to_owned(), "xcb".to_owned()),
         ];
+        if self.opts.wayland {
+            // The socket by its absolute path (libwayland accepts one): apps keep a runtime dir of
+            // their own while sway's belongs to the user it runs as.
+            if let Some(socket) = &self.wayland_socket {
+                env.push(("WAYLAND_DISPLAY".to_owned(), path(socket)));
+            }
+            if let Some(ipc) = &self.sway_ipc {
+                env.push(("SWAYSOCK".to_owned(), path(ipc)));
+            }
+            // Toolkits run natively on Wayland, never falling back to an X server.
+            env.push(("XDG_SESSION_TYPE".to_owned(), "wayland".to_owned()));
+            env.push(("GDK_BACKEND".to_owned(), "wayland".to_owned()));
+            env.push(("QT_QPA_PLATFORM".to_owned(), "wayland".to_owned()));
+        } else {
+            env.push(("DISPLAY".to_owned(), self.display()));
+            // Toolkits must not pick a Wayland (or other) backend of the user's real session.
+            env.push(("XDG_SESSION_TYPE".to_owned(), "x11".to_owned()));
+            env.push(("GDK_BACKEND".to_owned(), "x11".to_owned()));
+            env.push(("QT_QPA_PLATFORM".to_owned(), "xcb".to_owned()));
+        }
         if let Some(addr) = &self.bus_address {
             env.push(("DBUS_SESSION_BUS_ADDRESS".to_owned(), addr.clone()));
         }
@@ -884,7 +1034,7 @@ impl Sandbox {
     pub fn run_until_signal(mut self) -> Result<(Shutdown, StopReport), SandboxError> {
         let watcher = SignalWatcher::install()?;
         let why = self.wait_for_shutdown(&watcher)?;
-        info!("sandbox {}: stopping ({why:?})", self.display());
+        info!("sandbox {}: stopping ({why:?})", self.session_name());
         let report = self.teardown()?;
         drop(watcher);
         Ok((why, report))
@@ -979,7 +1129,7 @@ impl Sandbox {
         debug!("sandbox {}: terminated {:?}", self.id, report.terminated);
         report.killed = killed.into_iter().collect();
         if !report.killed.is_empty() {
-            warn!("sandbox {}: SIGKILL needed for {:?}", self.display(), report.killed);
+            warn!("sandbox {}: SIGKILL needed for {:?}", self.session_name(), report.killed);
         }
 
         let mut problems = Vec::new();
@@ -1010,7 +1160,7 @@ impl Sandbox {
         report.duration = t0.elapsed();
         info!(
             "sandbox {} stopped in {:.0} ms ({} processes terminated, {} killed)",
-            self.display(),
+            self.session_name(),
             report.duration.as_secs_f64() * 1000.0,
             report.terminated.len(),
             report.killed.len()

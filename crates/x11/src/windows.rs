@@ -21,21 +21,15 @@
 //! with a short re-check interval for what X does not announce (a child exiting). If that connection
 //! cannot be opened, waits fall back to polling.
 
-mod browser;
-mod desktop_entries;
-mod procs;
 mod stack;
 mod watch;
 
 use std::collections::HashMap;
-use std::fs::{self, OpenOptions};
-use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
-use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+pub use handrail_launch::LaunchEnv;
+use handrail_launch::{Launcher, Plan};
 use handrail_platform::{Launched, PlatformError, StackedWindow, WindowInfo, Windows};
 use log::{debug, info, warn};
 use x11rb::errors::ReplyError;
@@ -43,7 +37,6 @@ use x11rb::protocol::xproto::{AtomEnum, ClientMessageEvent, ConnectionExt as _, 
 
 use self::stack::{is_gone, parse_wm_class, InfoRequest};
 
-use self::desktop_entries::DesktopEntry;
 use self::watch::Watcher;
 use crate::{Conn, X11Error};
 
@@ -63,115 +56,13 @@ const HANDOFF_GRACE: Duration = Duration::from_millis(1500);
 /// After a launched process exits successfully with no window anywhere, how long to keep waiting (a
 /// launcher script may have started the real program in the background).
 const EXITED_GRACE: Duration = Duration::from_secs(5);
-/// Longest application name looked up (edit distances over longer inputs would only cost time).
-const MAX_APP_NAME: usize = 128;
 /// Upper bound for window list reads (in 32-bit units).
 const MAX_CLIENTS: u32 = 4096;
-/// Programs never started through the `PATH` fallback: with no arguments they still end sessions,
-/// kill windows or escalate privileges. (Directories named `sbin` are skipped entirely.)
-const PATH_DENYLIST: &[&str] = &[
-    "reboot",
-    "shutdown",
-    "poweroff",
-    "halt",
-    "init",
-    "telinit",
-    "systemctl",
-    "loginctl",
-    "xkill",
-    "kill",
-    "killall",
-    "pkill",
-    "sudo",
-    "su",
-    "doas",
-    "pkexec",
-    "rm",
-    "shred",
-    "dd",
-    "openbox",
-    "Xvfb",
-    "Xorg",
-    "X",
-];
-
-/// What launched programs get, and how long launching may take.
-#[derive(Debug, Clone)]
-pub struct LaunchEnv {
-    /// Variables every launched program gets, on top of handrail's own environment (for a sandbox:
-    /// `Sandbox::env()`, which includes `DISPLAY`, the buses and the teardown marker). Later entries win.
-    /// `PATH`, `HOME` and the `XDG_*` dirs here also decide where programs and desktop entries are found.
-    pub vars: Vec<(String, String)>,
-    /// Variables removed from the inherited environment before `vars` are applied (for a sandbox:
-    /// `handrail_sandbox::REMOVED_ENV`, which point at the user's real session).
-    pub removed: Vec<String>,
-    /// The browser's private profile directory (created, mode 700, when missing). It should be fresh
-    /// and used by nothing else: Chromium hands later URLs to the instance that owns it.
-    pub browser_profile: PathBuf,
-    /// The browser executable; `None` tries `/usr/bin/chromium`, `/usr/bin/chromium-browser`, then
-    /// `chromium`/`chromium-browser` on `PATH`.
-    pub browser: Option<PathBuf>,
-    /// Extra arguments for every browser start, after handrail's own and before the URL (which stays
-    /// last). The CLI puts the URL-policy proxy's flags here.
-    pub browser_args: Vec<String>,
-    /// Where launched programs' stdout and stderr go (`<dir>/<program>.log`, appended); `None` discards
-    /// them.
-    pub log_dir: Option<PathBuf>,
-    /// Bound for an app's first window to appear.
-    pub launch_timeout: Duration,
-    /// Bound for a browser window to appear (a cold Chromium start is slower than most apps).
-    pub browser_timeout: Duration,
-    /// Bound for the window manager to make a window active.
-    pub activate_timeout: Duration,
-}
-
-impl LaunchEnv {
-    /// `vars` for every launched program and a private browser profile directory; default timeouts
-    /// (10 s launch, 20 s browser, 2 s activation), no logs.
-    pub fn new(vars: Vec<(String, String)>, browser_profile: impl Into<PathBuf>) -> LaunchEnv {
-        LaunchEnv {
-            vars,
-            removed: Vec::new(),
-            browser_profile: browser_profile.into(),
-            browser: None,
-            browser_args: Vec::new(),
-            log_dir: None,
-            launch_timeout: Duration::from_secs(10),
-            browser_timeout: Duration::from_secs(20),
-            activate_timeout: Duration::from_secs(2),
-        }
-    }
-
-    /// A variable as launched programs see it.
-    fn var(&self, key: &str) -> Option<String> {
-        if let Some((_, v)) = self.vars.iter().rev().find(|(k, _)| k == key) {
-            return Some(v.clone());
-        }
-        if self.removed.iter().any(|r| r == key) {
-            return None;
-        }
-        std::env::var(key).ok()
-    }
-}
-
 /// The event connection, opened on first use; if it cannot be opened, waits poll instead.
 enum WatcherState {
     Unopened,
     Open(Watcher),
     Failed,
-}
-
-/// Everything the launch loop needs to know about one start.
-struct Plan {
-    /// The name reported in [`Launched::app`]; `None` uses the window's app name.
-    app: Option<String>,
-    program: PathBuf,
-    args: Vec<String>,
-    extra_env: &'static [(&'static str, &'static str)],
-    working_dir: Option<PathBuf>,
-    /// WM_CLASS names (lower case) the app's windows carry.
-    classes: Vec<String>,
-    timeout: Duration,
 }
 
 /// A top-level window's identity, as far as launching cares.
@@ -186,12 +77,8 @@ struct ClientFacts {
 /// [`Windows`] for an X11 desktop with an EWMH window manager. See the module docs.
 pub struct X11Windows {
     conn: Arc<Conn>,
-    env: LaunchEnv,
-    /// Desktop entries, loaded on first use; reloaded when a name is not found (an app installed since).
-    entries: Mutex<Option<Arc<Vec<DesktopEntry>>>>,
+    launcher: Launcher,
     watcher: Mutex<WatcherState>,
-    /// Processes started here, reaped (without blocking) at each launch so they do not linger as zombies.
-    children: Mutex<Vec<Child>>,
 }
 
 impl std::fmt::Debug for X11Windows {
@@ -212,18 +99,12 @@ fn failed(e: impl Into<X11Error>) -> PlatformError {
 impl X11Windows {
     /// Windows on `conn`'s display; launched programs get `env`. Nothing is started or opened yet.
     pub fn new(conn: Arc<Conn>, env: LaunchEnv) -> X11Windows {
-        X11Windows {
-            conn,
-            env,
-            entries: Mutex::new(None),
-            watcher: Mutex::new(WatcherState::Unopened),
-            children: Mutex::new(Vec::new()),
-        }
+        X11Windows { conn, launcher: Launcher::new(env), watcher: Mutex::new(WatcherState::Unopened) }
     }
 
     /// The launch environment given at construction.
     pub fn launch_env(&self) -> &LaunchEnv {
-        &self.env
+        self.launcher.env()
     }
 
     /// The active window (`_NET_ACTIVE_WINDOW`), `None` when nothing is active.
@@ -262,7 +143,7 @@ impl X11Windows {
             [SOURCE_PAGER, time, current.unwrap_or(0), 0, 0],
         );
         let mut next_send = Instant::now();
-        let deadline = t0 + self.env.activate_timeout;
+        let deadline = t0 + self.launcher.env().activate_timeout;
         let active = self.wait_for(deadline, &[atoms._NET_ACTIVE_WINDOW], || {
             if self.read_active().map_err(failed)? == Some(window) {
                 return Ok(Some(()));
@@ -374,17 +255,7 @@ impl X11Windows {
     /// A human app name for a window: the desktop entry owning its WM_CLASS, else the class, else the
     /// process name.
     fn app_name(&self, instance: &str, class: &str, pid: Option<u32>) -> String {
-        let entries = self.entries(false);
-        if let Some(entry) = desktop_entries::for_class(&entries, instance, class) {
-            return entry.name.clone();
-        }
-        if !class.is_empty() {
-            return class.to_owned();
-        }
-        if !instance.is_empty() {
-            return instance.to_owned();
-        }
-        pid.and_then(procs::comm).unwrap_or_default()
+        self.launcher.app_name(instance, class, pid)
     }
 
     // ---- waiting ---------------------------------------------------------------------------------
@@ -437,186 +308,10 @@ impl X11Windows {
 
     // ---- launching -------------------------------------------------------------------------------
 
-    fn entries(&self, reload: bool) -> Arc<Vec<DesktopEntry>> {
-        let mut cache = lock(&self.entries);
-        if let (false, Some(entries)) = (reload, cache.as_ref()) {
-            return Arc::clone(entries);
-        }
-        let t0 = Instant::now();
-        let dirs = desktop_entries::application_dirs(|k| self.env.var(k));
-        let entries = Arc::new(desktop_entries::load(&dirs, self.env.var("PATH").as_deref()));
-        debug!("loaded {} desktop entries from {} dirs in {:?}", entries.len(), dirs.len(), t0.elapsed());
-        *cache = Some(Arc::clone(&entries));
-        entries
-    }
-
-    /// Whether `program` is the managed browser (its entry or name then opens the managed browser, with
-    /// accessibility and the private profile, instead of a bare Chromium).
-    fn is_browser(&self, program: &Path) -> bool {
-        let Ok(browser) = browser::locate(self.env.browser.as_deref(), self.env.var("PATH").as_deref()) else {
-            return false;
-        };
-        match (fs::canonicalize(program), fs::canonicalize(&browser)) {
-            (Ok(a), Ok(b)) => a == b,
-            _ => false,
-        }
-    }
-
-    /// An executable called `name` on `PATH`, for names no desktop entry knows. Plain names only, never
-    /// from `sbin` directories or the deny list.
-    fn path_program(&self, name: &str) -> Option<PathBuf> {
-        let plain = !name.is_empty()
-            && !name.starts_with(['-', '.'])
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || "._+-".contains(c));
-        if !plain || PATH_DENYLIST.contains(&name) {
-            return None;
-        }
-        let path = self.env.var("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
-        let dirs: Vec<&str> = path.split(':').filter(|d| !d.trim_end_matches('/').ends_with("sbin")).collect();
-        procs::find_program(name, Some(&dirs.join(":")))
-    }
-
-    /// How to start the app called `name`.
-    fn plan_app(&self, name: &str) -> Result<Plan, PlatformError> {
-        let name = name.trim();
-        if name.chars().count() > MAX_APP_NAME {
-            // No application is called that; spare the fuzzy matching a pathological input.
-            let short: String = name.chars().take(MAX_APP_NAME).collect();
-            return Err(PlatformError::NotFound(format!("no application named {short:?}… (name too long)")));
-        }
-        let mut entries = self.entries(false);
-        let mut entry = desktop_entries::find(&entries, name).cloned();
-        if entry.is_none() {
-            // Maybe installed since the cache was filled.
-            entries = self.entries(true);
-            entry = desktop_entries::find(&entries, name).cloned();
-        }
-        let path_var = self.env.var("PATH");
-        if let Some(entry) = entry {
-            let (program, args) = entry.argv.split_first().ok_or_else(|| PlatformError::Failed("empty Exec".into()))?;
-            let program = desktop_entries::resolve_program(program, path_var.as_deref()).ok_or_else(|| {
-                PlatformError::Failed(format!("{}: program {program:?} not found", entry.path.display()))
-            })?;
-            let mut classes: Vec<String> = entry.startup_wm_class.iter().map(|c| c.to_lowercase()).collect();
-            classes.extend(entry.exec_basename().map(str::to_lowercase));
-            classes.push(entry.stem().to_lowercase());
-            let mut plan = Plan {
-                app: Some(entry.name.clone()),
-                program,
-                args: args.to_vec(),
-                extra_env: &[],
-                working_dir: entry.working_dir.clone(),
-                classes,
-                timeout: self.env.launch_timeout,
-            };
-            if entry.terminal {
-                self.wrap_in_terminal(&mut plan, path_var.as_deref())?;
-            }
-            return Ok(plan);
-        }
-        if let Some(program) = self.path_program(name) {
-            return Ok(Plan {
-                app: None,
-                program,
-                args: Vec::new(),
-                extra_env: &[],
-                working_dir: None,
-                classes: vec![name.to_lowercase()],
-                timeout: self.env.launch_timeout,
-            });
-        }
-        let close = desktop_entries::close_matches(&entries, name, 5);
-        let hint = if close.is_empty() {
-            format!("no close matches among {} installed applications", entries.len())
-        } else {
-            format!("close matches: {}", close.join(", "))
-        };
-        Err(PlatformError::NotFound(format!("no application named {name:?}; {hint}")))
-    }
-
-    /// `Terminal=true` entries run inside a terminal emulator (Debian's `x-terminal-emulator`, which
-    /// must accept `-e command args…`, else xterm).
-    fn wrap_in_terminal(&self, plan: &mut Plan, path_var: Option<&str>) -> Result<(), PlatformError> {
-        let terminal =
-            ["x-terminal-emulator", "xterm"].iter().find_map(|t| procs::find_program(t, path_var)).ok_or_else(
-                || PlatformError::Unavailable("a terminal emulator for a terminal app (install xterm)".into()),
-            )?;
-        let mut args = vec!["-e".to_owned(), plan.program.display().to_string()];
-        args.append(&mut plan.args);
-        plan.program = terminal;
-        plan.args = args;
-        Ok(())
-    }
-
-    fn plan_browser(&self, url: Option<&str>) -> Result<Plan, PlatformError> {
-        let program = browser::locate(self.env.browser.as_deref(), self.env.var("PATH").as_deref())?;
-        let profile = &self.env.browser_profile;
-        fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(profile)
-            .and_then(|()| fs::set_permissions(profile, fs::Permissions::from_mode(0o700)))
-            .map_err(|e| PlatformError::Failed(format!("creating browser profile {}: {e}", profile.display())))?;
-        let mut classes: Vec<String> = browser::WINDOW_CLASSES.iter().map(|c| c.to_string()).collect();
-        classes.extend(program.file_name().map(|n| n.to_string_lossy().to_lowercase()));
-        Ok(Plan {
-            app: None,
-            args: browser::args(profile, &self.env.browser_args, url),
-            program,
-            extra_env: browser::ENV,
-            working_dir: None,
-            classes,
-            timeout: self.env.browser_timeout,
-        })
-    }
-
-    fn reap(&self) {
-        lock(&self.children).retain_mut(|c| matches!(c.try_wait(), Ok(None)));
-    }
-
-    fn spawn(&self, plan: &Plan) -> Result<Child, PlatformError> {
-        let mut cmd = Command::new(&plan.program);
-        cmd.args(&plan.args);
-        for var in &self.env.removed {
-            cmd.env_remove(var);
-        }
-        cmd.envs(self.env.vars.iter().map(|(k, v)| (k, v)));
-        cmd.envs(plan.extra_env.iter().copied());
-        // Its own process group: a Ctrl-C meant for handrail's terminal does not reach the app.
-        cmd.stdin(Stdio::null()).process_group(0);
-        let (out, err) = self.log_files(&plan.program);
-        cmd.stdout(out).stderr(err);
-        let home = self.env.var("HOME").map(PathBuf::from);
-        if let Some(dir) = plan.working_dir.as_ref().or(home.as_ref()).filter(|d| d.is_dir()) {
-            cmd.current_dir(dir);
-        }
-        cmd.spawn().map_err(|e| PlatformError::Failed(format!("cannot start {}: {e}", plan.program.display())))
-    }
-
-    fn log_files(&self, program: &Path) -> (Stdio, Stdio) {
-        let Some(dir) = &self.env.log_dir else { return (Stdio::null(), Stdio::null()) };
-        let name: String = program
-            .file_name()
-            .map(|n| n.to_string_lossy().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect())
-            .unwrap_or_else(|| "app".into());
-        let path = dir.join(format!("{name}.log"));
-        let file = OpenOptions::new().create(true).append(true).open(&path);
-        match file.and_then(|f| Ok((f.try_clone()?, f))) {
-            Ok((a, b)) => (Stdio::from(a), Stdio::from(b)),
-            Err(e) => {
-                warn!("cannot open log {}: {e}; discarding output", path.display());
-                (Stdio::null(), Stdio::null())
-            }
-        }
-    }
-
     /// Whether a window's WM_CLASS is one of `classes` (lower case). Chromium's instance with a custom
     /// profile is `chromium (/profile)`, hence the first word.
     fn class_matches(facts: &ClientFacts, classes: &[String]) -> bool {
-        let class = facts.class.to_lowercase();
-        let instance = facts.instance.to_lowercase();
-        let first_word = instance.split(' ').next().unwrap_or_default();
-        classes.iter().any(|c| *c == class || *c == instance || *c == first_word)
+        handrail_launch::class_matches(&facts.instance, &facts.class, classes)
     }
 
     /// The launched app's window among `new` ones: its own pid, then the expected class, then a
@@ -629,7 +324,7 @@ impl X11Windows {
             return Some(f.window);
         }
         if new.iter().any(|f| f.pid.is_some()) {
-            let tree = procs::process_tree(pid);
+            let tree = handrail_launch::process_tree(pid);
             if let Some(f) = new.iter().find(|f| f.pid.is_some_and(|p| tree.contains(&p))) {
                 return Some(f.window);
             }
@@ -658,13 +353,12 @@ impl X11Windows {
 
     /// Starts `plan`, waits for its window, activates it.
     fn launch(&self, plan: Plan) -> Result<Launched, PlatformError> {
-        self.reap();
         // Window ids are reused (a new client may get the id range of one that just disconnected), so a
         // window is new when its id is new *or* its owner changed.
         let before: HashMap<Window, ClientFacts> =
             self.all_clients_facts()?.into_iter().map(|f| (f.window, f)).collect();
         let t0 = Instant::now();
-        let mut child = self.spawn(&plan)?;
+        let mut child = self.launcher.spawn(&plan)?;
         let pid = child.id();
         debug!("started {} {:?} as pid {pid}", plan.program.display(), plan.args);
         let deadline = t0 + plan.timeout;
@@ -702,7 +396,7 @@ impl X11Windows {
             }
             Ok(None)
         });
-        lock(&self.children).push(child);
+        self.launcher.keep(child);
         let Some(window) = found? else {
             return Err(PlatformError::Timeout(format!(
                 "waiting {:?} for a window of {} (pid {pid})",
@@ -750,19 +444,12 @@ impl Windows for X11Windows {
     }
 
     fn launch_app(&self, name: &str) -> Result<Launched, PlatformError> {
-        let plan = self.plan_app(name)?;
-        if self.is_browser(&plan.program) {
-            // The browser's own entry: open the managed browser, so web pages are accessible.
-            let mut browser = self.plan_browser(None)?;
-            browser.app = plan.app;
-            return self.launch(browser);
-        }
+        let plan = self.launcher.plan_app(name)?;
         self.launch(plan)
     }
 
     fn open_url(&self, url: &str) -> Result<Launched, PlatformError> {
-        browser::check_url(url)?;
-        let plan = self.plan_browser(Some(url))?;
+        let plan = self.launcher.plan_browser(Some(url))?;
         self.launch(plan)
     }
 
@@ -810,13 +497,5 @@ mod tests {
         };
         assert_eq!(decode_text(&reply(AtomEnum::STRING, b"caf\xe9")), "café", "STRING is Latin-1");
         assert_eq!(decode_text(&reply(AtomEnum::ANY, "café".as_bytes())), "café");
-    }
-
-    #[test]
-    fn launch_env_lookup_order() {
-        let mut env = LaunchEnv::new(vec![("A".into(), "1".into()), ("A".into(), "2".into())], "/p");
-        env.removed = vec!["HOME".into()];
-        assert_eq!(env.var("A").as_deref(), Some("2"));
-        assert_eq!(env.var("HOME"), None);
     }
 }

@@ -28,7 +28,7 @@ pub(crate) fn find_program(name: &str, path_var: Option<&str>) -> Option<PathBuf
 }
 
 /// `/proc/PID/comm`: the kernel's short process name.
-pub(crate) fn comm(pid: u32) -> Option<String> {
+pub fn comm(pid: u32) -> Option<String> {
     let text = fs::read_to_string(format!("/proc/{pid}/comm")).ok()?;
     Some(text.trim_end().to_owned()).filter(|s| !s.is_empty())
 }
@@ -42,7 +42,7 @@ fn parent_of(pid: u32) -> Option<u32> {
 }
 
 /// `root` and all its living descendants.
-pub(crate) fn process_tree(root: u32) -> HashSet<u32> {
+pub fn process_tree(root: u32) -> HashSet<u32> {
     let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
     if let Ok(dir) = fs::read_dir("/proc") {
         for item in dir.flatten() {

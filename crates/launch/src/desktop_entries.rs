@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use log::debug;
 
-use super::procs::{find_program, is_executable};
+use crate::procs::{find_program, is_executable};
 
 /// Bounds on scanning, so a huge or looping data dir cannot stall a call.
 const MAX_DEPTH: usize = 4;

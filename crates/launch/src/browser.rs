@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use handrail_platform::PlatformError;
 
-use super::procs::{find_program, is_executable};
+use crate::procs::{find_program, is_executable};
 
 /// Where Debian and Ubuntu put Chromium, tried before `PATH`.
 const KNOWN_PATHS: &[&str] = &["/usr/bin/chromium", "/usr/bin/chromium-browser"];
@@ -73,7 +73,7 @@ pub(crate) fn args(profile: &Path, extra: &[String], url: Option<&str>) -> Vec<S
 
 /// Refuses what must never reach Chromium's command line even after the engine's guards: an argument
 /// starting with `-` would be read as a switch, and whitespace or control characters are no URL.
-pub(crate) fn check_url(url: &str) -> Result<(), PlatformError> {
+pub fn check_url(url: &str) -> Result<(), PlatformError> {
     if url.is_empty() {
         return Err(PlatformError::Invalid("open_url needs a URL".into()));
     }

@@ -1,0 +1,88 @@
+//! The behaviour every desktop backend must have, as one suite of checks run against each backend
+//! (the way one search suite runs against every matcher).
+//!
+//! A backend enters the suite through [`Harness`]: it gives a [`Desktop`] and opens the *probe*, an
+//! app that says what it received — on real desktops `testdata/apps/conformance_gtk.py`, whose stdout
+//! lines are its events; on the simulated desktop the same window built from simulated widgets, whose
+//! state is read back. Every check in [`checks`] judges only what the probe reports, never what the
+//! backend under test says about itself. [`conformance_suite!`] instantiates every check as a
+//! `#[test]` for one harness factory; `tests/` holds one file per backend.
+
+pub mod checks;
+pub mod real;
+pub mod sim;
+
+use std::time::Duration;
+
+use handrail_platform::{Desktop, Rect};
+
+/// A backend under test: a desktop, and a way to open the probe on it.
+pub trait Harness {
+    /// What the backend is called in failure messages.
+    fn name(&self) -> &'static str;
+    fn desktop(&self) -> &Desktop;
+    /// Opens the probe titled `title` and returns once its window is active and it is ready.
+    fn open_probe(&self, title: &str) -> Box<dyn Probe + '_>;
+    /// The screen size the harness set up.
+    fn expected_screen(&self) -> (u32, u32);
+    /// Whether the desktop reads accessibility (the bounds check needs it).
+    fn has_accessibility(&self) -> bool {
+        true
+    }
+}
+
+/// The probe app: where its widgets are and what it received.
+pub trait Probe {
+    /// A widget's bounds in screen coordinates, as the app itself places it (`Change`, `Later`,
+    /// `Name`, `Card`, `Drop here`, `List`).
+    fn bounds(&self, widget: &str) -> Rect;
+    /// The first event from now on that `want` accepts, waiting up to `within` (events: see
+    /// `conformance_gtk.py`).
+    fn expect(&mut self, within: Duration, want: &dyn Fn(&str) -> bool) -> Option<String>;
+    /// Events received and not yet read, without waiting.
+    fn drain(&mut self) -> Vec<String>;
+    /// The window's title.
+    fn title(&self) -> &str;
+}
+
+/// Runs `$check` for the harness `$factory()` makes, one `#[test]` per check.
+#[macro_export]
+macro_rules! conformance_suite {
+    ($factory:expr) => {
+        $crate::conformance_suite!(@tests $factory;
+            capture_has_the_screens_size_and_scales_exactly,
+            monitors_cover_the_screen,
+            clicks_arrive_where_the_app_put_its_button,
+            typing_english_is_exact,
+            typing_thai_is_exact,
+            typing_cjk_is_exact,
+            typing_emoji_is_exact,
+            typing_mixed_scripts_with_newline_free_punctuation_is_exact,
+            key_combinations_arrive_with_their_modifiers,
+            scrolling_moves_the_list_both_ways,
+            drag_and_drop_reaches_the_target,
+            windows_are_listed_and_activated,
+            settle_waits_for_a_late_reaction,
+            settle_returns_after_the_response_window_when_nothing_changes,
+            a_cancelled_wait_returns_at_once,
+            accessibility_bounds_match_the_apps_own_geometry,
+        );
+    };
+    (@tests $factory:expr; $($check:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $check() {
+                let _serial = $crate::serial();
+                let mut harness = $factory();
+                $crate::checks::$check(&mut harness);
+            }
+        )*
+    };
+}
+
+/// One check at a time per test binary: each starts its own desktop, and two at once on a 2-core
+/// machine would only make both slower and their timing less like a real desktop's.
+pub fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}

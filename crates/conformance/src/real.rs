@@ -1,0 +1,179 @@
+//! The real backends (X11 and Wayland) as conformance backends: a private sandbox each, the
+//! accessibility bus on, and `testdata/apps/conformance_gtk.py` as the probe, read through its stdout.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use handrail_platform::absent::NoOcr;
+use handrail_platform::{Desktop, Rect};
+use handrail_sandbox::{Sandbox, SandboxOptions, REMOVED_ENV};
+use handrail_testkit::LineApp;
+use handrail_wayland::{LaunchEnv, Socket, SwayIpc, WaylandDesktop, WaylandOptions};
+use handrail_x11::{X11Desktop, X11Options};
+
+use crate::{Harness, Probe};
+
+const SCREEN: (u32, u32) = (1280, 800);
+/// Bound on the probe starting and its window becoming active.
+const START: Duration = Duration::from_secs(20);
+
+/// Which display protocol a real harness drives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protocol {
+    X11,
+    Wayland,
+}
+
+pub struct RealHarness {
+    protocol: Protocol,
+    // Dropped after the desktop (fields drop in order): connections close before the server goes.
+    desktop: Desktop,
+    sandbox: Sandbox,
+}
+
+/// A private X11 desktop (Xvfb, openbox, the accessibility bus).
+pub fn x11() -> RealHarness {
+    start(Protocol::X11)
+}
+
+/// A private Wayland desktop (headless sway, the accessibility bus).
+pub fn wayland() -> RealHarness {
+    start(Protocol::Wayland)
+}
+
+fn start(protocol: Protocol) -> RealHarness {
+    let opts = SandboxOptions {
+        size: SCREEN,
+        wayland: protocol == Protocol::Wayland,
+        // Tests run on short-lived threads; the reaper tears the desktop down if the binary dies.
+        parent_death_signal: false,
+        ..SandboxOptions::default()
+    };
+    let sandbox = Sandbox::start(opts).expect("start the sandbox desktop (run scripts/setup-desktop)");
+    let mut launch = LaunchEnv::new(sandbox.env(), sandbox.root().join("browser"));
+    launch.removed = REMOVED_ENV.iter().map(|s| s.to_string()).collect();
+    let ax = Box::new(handrail_atspi::AtspiSource::new(sandbox.bus_address()));
+    let desktop = match protocol {
+        Protocol::X11 => {
+            X11Desktop::connect(X11Options::new(sandbox.display(), launch), ax, Box::new(NoOcr)).expect("X11 desktop")
+        }
+        Protocol::Wayland => {
+            let socket = Socket(sandbox.wayland_socket().expect("a Wayland socket").to_owned());
+            let ipc = sandbox.sway_ipc().map(PathBuf::from);
+            WaylandDesktop::connect(WaylandOptions::new(socket, ipc, launch), ax, Box::new(NoOcr))
+                .expect("Wayland desktop")
+        }
+    };
+    RealHarness { protocol, desktop, sandbox }
+}
+
+fn probe_script() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/apps/conformance_gtk.py")
+}
+
+impl RealHarness {
+    /// The sandbox the desktop runs in (for peer tools started inside it).
+    pub fn sandbox(&self) -> &Sandbox {
+        &self.sandbox
+    }
+}
+
+impl Harness for RealHarness {
+    fn name(&self) -> &'static str {
+        match self.protocol {
+            Protocol::X11 => "x11",
+            Protocol::Wayland => "wayland",
+        }
+    }
+
+    fn desktop(&self) -> &Desktop {
+        &self.desktop
+    }
+
+    fn expected_screen(&self) -> (u32, u32) {
+        SCREEN
+    }
+
+    fn open_probe(&self, title: &str) -> Box<dyn Probe + '_> {
+        let mut cmd = self.sandbox.command("/usr/bin/python3");
+        cmd.arg(probe_script()).args(["--title", title]).stdin(Stdio::null()).stderr(Stdio::null());
+        let mut app = LineApp::spawn(cmd);
+        let mut geometry = Vec::new();
+        let ready = app.wait_for_within(START, |l| l == "ready");
+        assert!(ready.is_some(), "{}: the probe never became ready: {:?}", self.name(), app.seen);
+        for line in &app.seen {
+            let f: Vec<&str> = line.split(' ').collect();
+            if let ["geometry", name, x, y, w, h] = f[..] {
+                let n = |v: &str| v.parse::<i32>().unwrap_or(0);
+                geometry.push((name.replace('_', " "), Rect::new(n(x), n(y), n(w) as u32, n(h) as u32)));
+            }
+        }
+        // Wayland apps know only their own surface: place it where the compositor shows it.
+        let origin = match self.protocol {
+            Protocol::X11 => (0, 0),
+            Protocol::Wayland => {
+                let ipc = SwayIpc::new(self.sandbox.sway_ipc().expect("sway IPC").to_owned());
+                let deadline = Instant::now() + START;
+                loop {
+                    let view = ipc.views().ok().and_then(|vs| vs.into_iter().find(|v| v.title == title));
+                    match view {
+                        Some(v) => break (v.surface.x, v.surface.y),
+                        None if Instant::now() >= deadline => panic!("sway never listed {title:?}"),
+                        None => std::thread::sleep(Duration::from_millis(20)),
+                    }
+                }
+            }
+        };
+        for (_, r) in &mut geometry {
+            r.x += origin.0;
+            r.y += origin.1;
+        }
+        // Ready when its window is the active one (new windows take focus on both desktops).
+        let deadline = Instant::now() + START;
+        loop {
+            let front = self.desktop.windows.frontmost().ok().flatten().map(|w| w.title);
+            if front.as_deref() == Some(title) {
+                break;
+            }
+            if Instant::now() >= deadline {
+                let stack = self.desktop.windows.stack();
+                if let Some(w) = stack.ok().and_then(|s| s.into_iter().find(|w| w.info.title == title)) {
+                    self.desktop.windows.activate(w.handle).expect("activate the probe");
+                    break;
+                }
+                panic!("{}: the probe's window never became active (front: {front:?})", self.name());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Box::new(RealProbe { app, geometry, title: title.to_owned() })
+    }
+}
+
+struct RealProbe {
+    app: LineApp,
+    geometry: Vec<(String, Rect)>,
+    title: String,
+}
+
+impl Probe for RealProbe {
+    fn bounds(&self, widget: &str) -> Rect {
+        self.geometry
+            .iter()
+            .find(|(n, _)| n == widget)
+            .map(|(_, r)| *r)
+            .unwrap_or_else(|| panic!("the probe reported no geometry for {widget:?}: {:?}", self.geometry))
+    }
+
+    fn expect(&mut self, within: Duration, want: &dyn Fn(&str) -> bool) -> Option<String> {
+        self.app.wait_for_within(within, want)
+    }
+
+    fn drain(&mut self) -> Vec<String> {
+        self.app.pending()
+    }
+
+    fn title(&self) -> &str {
+        &self.title
+    }
+}
