@@ -139,14 +139,60 @@ pub enum Upscale {
     Never,
     /// Always read at 2x.
     Always,
-    /// 2x, unless the previous call found the text large (median label height of at least
-    /// [`LARGE_TEXT`] frame pixels — a HiDPI screen captured at full size), then 1x.
+    /// 2x, unless the previous call found the text large (median height of its legible lines at least
+    /// [`LARGE_TEXT`] frame pixels — a HiDPI screen captured at full size), then 1x; see [`auto_factor`].
     Auto,
 }
 
 /// Median label height (frame pixels) from which [`Upscale::Auto`] reads at 1x: text this tall is read as
 /// well at 1x as 13 px UI text at 2x (which is 18–28 px tall after upscaling).
 pub const LARGE_TEXT: u32 = 18;
+/// Once reading at 1x, the median height below which [`Upscale::Auto`] goes back to 2x. The band between
+/// this and [`LARGE_TEXT`] keeps text near the threshold from switching the scale on every call.
+pub const SMALL_TEXT: u32 = 14;
+/// Confidence (0–100) from which a line counts as evidence of the text's size. A low-confidence line is
+/// often ink that is not text (an icon, a spinner beside a label) and measures the wrong thing.
+const SIZE_EVIDENCE_CONFIDENCE: f32 = 70.0;
+
+/// The height of most of the legible text: the median line height, each line counted once per
+/// character, so a long line of body text outweighs a short tall word (and an even count of lines has
+/// no tie to break arbitrarily).
+fn text_height(lines: &[OcrLine]) -> Option<u32> {
+    let mut heights: Vec<(u32, usize)> = lines
+        .iter()
+        .filter(|l| l.confidence >= SIZE_EVIDENCE_CONFIDENCE)
+        .map(|l| (l.bounds.height, l.text.chars().filter(|c| !c.is_whitespace()).count()))
+        .filter(|&(_, chars)| chars > 0)
+        .collect();
+    heights.sort_unstable();
+    let total: usize = heights.iter().map(|&(_, chars)| chars).sum();
+    let mut seen = 0;
+    heights
+        .into_iter()
+        .find(|&(_, chars)| {
+            seen += chars;
+            seen * 2 >= total
+        })
+        .map(|(height, _)| height)
+}
+
+/// The scale [`Upscale::Auto`] reads at, given the lines a previous call read at `factor` (`None`:
+/// nothing known, 2x).
+///
+/// Only legible lines count, and with none the scale stays: a page with one URL and a spinner beside a
+/// label once made each call read a tall garbage line at 2x (→ 1x), then nothing large at 1x (→ 2x), so
+/// every call was a full pass instead of an incremental one.
+pub fn auto_factor(previous: Option<(u32, &[OcrLine])>) -> u32 {
+    let Some((factor, lines)) = previous else {
+        return 2;
+    };
+    match text_height(lines) {
+        None => factor.clamp(1, 2),
+        Some(h) if h >= LARGE_TEXT => 1,
+        Some(h) if factor == 1 && h >= SMALL_TEXT => 1,
+        Some(_) => 2,
+    }
+}
 
 /// Settings of a [`TesseractOcr`].
 #[derive(Debug, Clone, PartialEq)]
@@ -238,15 +284,6 @@ struct Memory {
     lines: Vec<OcrLine>,
     /// Upscale factor the lines were read at.
     factor: u32,
-}
-
-impl Memory {
-    /// Median height of the lines (what [`Upscale::Auto`] goes by).
-    fn median_height(&self) -> Option<u32> {
-        let mut h: Vec<u32> = self.lines.iter().map(|l| l.bounds.height).collect();
-        h.sort_unstable();
-        h.get(h.len() / 2).copied()
-    }
 }
 
 /// How many frame geometries are remembered (the full screen plus one inspected region, typically).
@@ -571,10 +608,7 @@ impl TesseractOcr {
         let factor = match self.config.upscale {
             Upscale::Never => 1,
             Upscale::Always => 2,
-            Upscale::Auto => match previous.as_ref().or(memory.last()).and_then(Memory::median_height) {
-                Some(h) if h >= LARGE_TEXT => 1,
-                _ => 2,
-            },
+            Upscale::Auto => auto_factor(previous.as_ref().or(memory.last()).map(|m| (m.factor, m.lines.as_slice()))),
         };
         let previous = previous.filter(|_| incremental && self.config.incremental);
         let plan = match &previous {
@@ -924,6 +958,44 @@ impl Ocr for TesseractOcr {
 
 #[cfg(test)]
 mod tests {
+    use super::{auto_factor, LARGE_TEXT};
+    use handrail_platform::{OcrLine, Rect};
+
+    fn line(text: &str, height: u32, confidence: f32) -> OcrLine {
+        OcrLine { text: text.into(), bounds: Rect::new(10, 10, 100, height), confidence }
+    }
+
+    #[test]
+    fn the_scale_follows_legible_text_and_does_not_flip_near_the_threshold() {
+        assert_eq!(auto_factor(None), 2, "nothing known");
+        // Large legible text: 1x; UI-sized text: 2x.
+        let large = [line("Large print", 30, 92.0), line("for tired eyes", 31, 90.0), line("OK", 12, 95.0)];
+        assert_eq!(auto_factor(Some((2, &large))), 1);
+        assert_eq!(auto_factor(Some((1, &large))), 1);
+        let small = [line("File", 11, 95.0), line("Edit", 11, 93.0), line("127.0.0.1:8000", 10, 90.0)];
+        assert_eq!(auto_factor(Some((2, &small))), 2);
+        assert_eq!(auto_factor(Some((1, &small))), 2);
+        // Near the threshold, 1x stays 1x and 2x stays 2x.
+        let near = [line("Heading", LARGE_TEXT - 2, 90.0)];
+        assert_eq!(auto_factor(Some((1, &near))), 1);
+        assert_eq!(auto_factor(Some((2, &near))), 2);
+    }
+
+    #[test]
+    fn illegible_lines_are_no_evidence_of_size() {
+        // What a page with a spinner beside a label gave: at 2x a legible URL and a tall garbage line
+        // (the label merged with the spinner's ink), at 1x the URL and a stray digit.
+        let at_2x = [line("127.0.0.1:36343", 10, 90.0), line("kicked 0", 29, 60.0)];
+        assert_eq!(auto_factor(Some((2, &at_2x))), 2, "the garbage line must not switch to 1x");
+        // Even read with confidence, the short tall label does not outweigh the longer small line.
+        let at_2x = [line("127.0.0.1:36343", 10, 90.0), line("clicked 0", 29, 75.0)];
+        assert_eq!(auto_factor(Some((2, &at_2x))), 2);
+        // Nothing legible at all: the scale stays what it was.
+        let noise = [line("~", 40, 20.0)];
+        assert_eq!(auto_factor(Some((2, &noise))), 2);
+        assert_eq!(auto_factor(Some((1, &noise))), 1);
+        assert_eq!(auto_factor(Some((1, &[]))), 1);
+    }
     use super::*;
 
     #[test]
