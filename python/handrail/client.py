@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import enum
 import json
+import logging
 import time
 from typing import Any, Optional, Union
 from urllib.parse import urlsplit, urlunsplit
@@ -31,6 +32,7 @@ from .results import (ComputerResult, Element, Health, Observation, Readiness, R
                       from_json)
 
 TOOL = "computer"
+log = logging.getLogger("handrail")
 
 
 class Mode(str, enum.Enum):
@@ -85,7 +87,8 @@ class Computer:
         self.mode: Mode = Mode.INTERACTIVE
         self.latest: Optional[Observation] = None
         self.calls = 0
-        self._stack: Optional[contextlib.AsyncExitStack] = None
+        self._holder: Optional[asyncio.Task] = None
+        self._closing = asyncio.Event()
         self._client: Optional[Client] = None
         self._http: Optional[httpx2.AsyncClient] = None
 
@@ -95,27 +98,66 @@ class Computer:
         return {"Authorization": f"Bearer {self.token}"} if self.token else {}
 
     async def connect(self) -> "Computer":
+        """Opens the MCP session and the HTTP client. They live in a task of their own, so the client
+        can be used, and closed, from any task on this event loop (a Gymnasium environment or a Ray
+        actor drives it from a loop thread, one task per call)."""
         if self._client is not None:
             return self
-        stack = contextlib.AsyncExitStack()
-        try:
-            mcp_http = await stack.enter_async_context(create_mcp_http_client(headers=self._headers()))
-            transport = streamable_http_client(self.url, http_client=mcp_http)
-            self._client = await stack.enter_async_context(
-                Client(transport, mode=self.protocol, read_timeout_seconds=self.timeout))
-            self._http = await stack.enter_async_context(
-                httpx2.AsyncClient(headers=self._headers(), timeout=httpx2.Timeout(self.timeout)))
-        except BaseException:
-            await stack.aclose()
-            self._client = None
-            raise
-        self._stack = stack
+        loop = asyncio.get_running_loop()
+        ready: asyncio.Future = loop.create_future()
+        self._closing = asyncio.Event()
+        self._holder = loop.create_task(self._hold(ready, self._closing), name=f"handrail {self.url}")
+        await ready
         return self
 
+    async def _hold(self, ready: asyncio.Future, closing: asyncio.Event) -> None:
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                mcp_http = await stack.enter_async_context(create_mcp_http_client(headers=self._headers()))
+                transport = streamable_http_client(self.url, http_client=mcp_http)
+                self._client = await stack.enter_async_context(
+                    Client(transport, mode=self.protocol, read_timeout_seconds=self.timeout))
+                self._http = await stack.enter_async_context(
+                    httpx2.AsyncClient(headers=self._headers(), timeout=httpx2.Timeout(self.timeout)))
+                ready.set_result(None)
+                await closing.wait()
+        except BaseException as e:
+            if ready.done():
+                raise
+            ready.set_exception(await self._why_not_connected(e))
+        finally:
+            self._client = self._http = None
+
+    async def _why_not_connected(self, error: BaseException) -> BaseException:
+        """A refused connection as the service's answer (a wrong token is a 401 `ServiceError`), else
+        the error itself (the SDK wraps it in exception groups)."""
+        try:
+            async with httpx2.AsyncClient(headers=self._headers(), timeout=httpx2.Timeout(10)) as http:
+                answer = await http.post(self.url, json={"jsonrpc": "2.0", "id": 0, "method": "ping"},
+                                         headers={"Accept": "application/json, text/event-stream"})
+        except (httpx2.HTTPError, OSError):
+            return error
+        if answer.status_code in (401, 403):
+            return ServiceError(answer.status_code, answer.text.strip() or "refused", None)
+        return error
+
+    @property
+    def session(self) -> Client:
+        """The connected MCP client underneath, for requests this class has no method for (listing
+        tools, reading resources)."""
+        if self._client is None:
+            raise RuntimeError("not connected: await connect() first")
+        return self._client
+
     async def close(self) -> None:
-        stack, self._stack, self._client, self._http = self._stack, None, None, None
-        if stack is not None:
-            await stack.aclose()
+        holder, self._holder = self._holder, None
+        if holder is None:
+            return
+        self._closing.set()
+        try:
+            await holder
+        except Exception as e:  # the session failed on its own earlier; it is closed either way
+            log.debug("the MCP session of %s ended with %r", self.url, e)
 
     async def __aenter__(self) -> "Computer":
         return await self.connect()

@@ -1,7 +1,9 @@
 //! The desktop service beside `/mcp`: `GET /healthz`, `GET /readyz` (ready only after a first real
 //! observation) and `POST /reset`, on a real sandbox. What a reset leaves is read from the X server
-//! itself (`xprop` for the managed windows, a GTK client for the clipboard), never from handrail's own
-//! answer; MCP calls are raw stateless (2026-07-28) requests, so no client library is involved.
+//! itself (`xprop` for the managed windows, `xclip` for the clipboard) and from the browser's own
+//! command line and profile folder, never from handrail's own answer; MCP calls are raw stateless
+//! (2026-07-28) requests, so no client library is involved. How long a reset takes is measured in
+//! `bench/scale`, not asserted here.
 //!
 //! Every test that starts a desktop holds `SERIAL`, so one sandbox runs at a time on small machines.
 
@@ -190,15 +192,30 @@ fn x_windows(display: &str) -> Vec<String> {
         .collect()
 }
 
-/// What the clipboard holds, asked of the X server by a GTK client of its own.
+/// What the clipboard holds, asked of the X server by `xclip` (`<none>` when no client owns it).
 fn clipboard(display: &str) -> String {
-    let out = Command::new(workspace().join("testdata/apps/clipboard_gtk.py"))
-        .arg("read")
-        .env("DISPLAY", display)
-        .env("NO_AT_BRIDGE", "1")
+    let out = Command::new("xclip")
+        .args(["-display", display, "-selection", "clipboard", "-o"])
         .output()
-        .expect("the clipboard reader runs");
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
+        .expect("xclip runs (scripts/setup-desktop installs it)");
+    if out.status.success() {
+        format!("clipboard={}", String::from_utf8_lossy(&out.stdout).trim())
+    } else {
+        "clipboard=<none>".to_string()
+    }
+}
+
+/// The managed browser's profile folder in the sandbox of the `handrail serve` process `pid`:
+/// `browser` in the sandbox's private root (`handrail-sandbox-PID-…` in the temporary folder).
+fn browser_profile(pid: u32) -> Option<PathBuf> {
+    let prefix = format!("handrail-sandbox-{pid}-");
+    [std::env::temp_dir(), PathBuf::from("/tmp")].iter().find_map(|base| {
+        std::fs::read_dir(base).ok()?.flatten().find_map(|entry| {
+            let root = entry.path();
+            let named = entry.file_name().to_string_lossy().starts_with(&prefix);
+            named.then(|| root.join("browser")).filter(|p| p.is_dir())
+        })
+    })
 }
 
 fn wait_for(what: &str, timeout: Duration, mut ok: impl FnMut() -> bool) {
@@ -277,6 +294,10 @@ fn reset_closes_every_app_and_window_empties_the_clipboard_and_starts_a_new_turn
     assert_eq!(opened["status"], "ok", "{opened}");
     let before = x_windows(&display);
     assert_eq!(before.len(), 3, "{before:?}");
+    // Something of the last task in the browser's profile: it must not be there for the next one.
+    let profile = browser_profile(served.child.id()).expect("the browser's profile folder");
+    assert!(profile.join("Default").is_dir(), "a used profile: {}", profile.display());
+    std::fs::write(profile.join("left-by-the-last-task"), "x").expect("a file in the profile");
     let old_obs = opened["latest_observation"].as_str().expect("an observation id").to_string();
 
     // Refused requests change nothing.
@@ -297,18 +318,15 @@ fn reset_closes_every_app_and_window_empties_the_clipboard_and_starts_a_new_turn
     assert_eq!(x_windows(&display), before, "a refused reset closed something");
     assert_eq!(get_json(&addr, "/readyz").1["resets"], 0);
 
-    let t0 = Instant::now();
     let (status, report) = reset(
         &addr,
         &[("Authorization", auth.as_str()), json_type],
         "{\"turn\": \"task-2\", \"intent\": \"open the page\", \"trace\": true}",
     );
-    let took = t0.elapsed();
     assert_eq!(status, 200, "{report}\n{}", served.log());
     assert_eq!(report["clean"], true, "{report}");
     assert_eq!(report["turn"], "task-2");
-    assert!(took < Duration::from_secs(1), "the reset took {took:?}: {report}");
-    assert!(report["duration_ms"].as_u64().is_some_and(|ms| ms < 1000), "{report}");
+    assert!(report["duration_ms"].as_u64().is_some(), "{report}");
     let closed = report["closed"].as_array().expect("closed");
     let names: Vec<&str> = closed.iter().filter_map(|c| c["name"].as_str()).collect();
     assert!(names.contains(&"chromium"), "{report}");
@@ -323,6 +341,7 @@ fn reset_closes_every_app_and_window_empties_the_clipboard_and_starts_a_new_turn
     // What the X server says.
     assert_eq!(x_windows(&display), Vec::<String>::new());
     assert_eq!(clipboard(&display), "clipboard=<none>");
+    assert!(!profile.exists(), "the old profile is still in place: {}", profile.display());
     wait_for("the outside xterm to exit", Duration::from_secs(5), || matches!(outsider.try_wait(), Ok(Some(_))));
 
     // The old observation is stale in the new turn; the desktop is ready and reset once.
@@ -338,6 +357,9 @@ fn reset_closes_every_app_and_window_empties_the_clipboard_and_starts_a_new_turn
     // The browser starts again with a new profile.
     let reopened = computer(&addr, "task-2", json!({"action": "open_url", "url": page}));
     assert_eq!(reopened["status"], "ok", "{reopened}");
+    let fresh = browser_profile(served.child.id()).expect("the new browser's profile folder");
+    assert!(fresh.is_dir(), "{}", fresh.display());
+    assert!(!fresh.join("left-by-the-last-task").exists(), "the browser reopened the last task's profile");
 
     served.stop();
     let recorded = std::fs::read_dir(&traces).expect("task traces").flatten().map(|e| e.path()).collect::<Vec<_>>();
