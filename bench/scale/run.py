@@ -4,7 +4,8 @@ actions per second in all). Every desktop is a real `handrail serve --sandbox --
 the Python client (python/) over MCP; nothing is simulated.
 
 Usage:
-  run.py [--handrail PATH] [--starts N] [--resets N] [--counts 1,2,4,8] [--rounds N] [--json FILE]
+  run.py [--handrail PATH] [--starts N] [--resets N] [--counts 1,2,4,8] [--rounds N]
+         [--parts cold,memory,reset,concurrent] [--json FILE]
 """
 
 import argparse
@@ -118,12 +119,28 @@ async def readiness(d):
         return await c.readiness()
 
 
-def idle_memory(binary):
-    with LocalDesktop(binary) as d:
-        d.wait_ready(120)
-        time.sleep(2)  # the first observation's buffers settle
-        rss, pss, each = memory(desktop_processes(d.pid))
-        return {"rss_mib": rss, "pss_mib": pss, "processes": each}
+async def open_page(d, url):
+    async with Computer(d.url, d.token) as c:
+        opened = await c.open_url(url, expect="text:Bench page")
+        assert opened.ok, opened.text
+
+
+def desktop_memory(binary):
+    """An idle desktop (no apps), then the same desktop with Chromium open on a page."""
+    server, url = page_server()
+    try:
+        with LocalDesktop(binary) as d:
+            d.wait_ready(120)
+            time.sleep(2)  # the first observation's buffers settle
+            rss, pss, each = memory(desktop_processes(d.pid))
+            out = {"idle": {"rss_mib": rss, "pss_mib": pss, "processes": each}}
+            asyncio.run(open_page(d, url))
+            time.sleep(3)
+            rss, pss, each = memory(desktop_processes(d.pid))
+            out["chromium"] = {"rss_mib": rss, "pss_mib": pss, "processes": each[:8]}
+            return out
+    finally:
+        server.shutdown()
 
 
 def page_server():
@@ -231,24 +248,28 @@ def main():
     ap.add_argument("--resets", type=int, default=10)
     ap.add_argument("--counts", default="1,2,4,8")
     ap.add_argument("--rounds", type=int, default=10)
+    ap.add_argument("--parts", default="cold,memory,reset,concurrent", help="which measurements to run")
     ap.add_argument("--json")
     args = ap.parse_args()
     out = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
            "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.platform()}",
            "command": " ".join([os.path.relpath(sys.argv[0], REPO)] + sys.argv[1:])}
 
-    starts = cold_starts(args.handrail, args.starts)
-    out["cold_start"] = starts
-    print(f"cold start to ready (first observation): median {median([s['ready_s'] for s in starts]):.2f} s, "
-          f"max {max(s['ready_s'] for s in starts):.2f} s; first observation median "
-          f"{median([s['first_observation_ms'] for s in starts])} ms", flush=True)
+    parts = set(args.parts.split(","))
+    if "cold" in parts:
+        starts = cold_starts(args.handrail, args.starts)
+        out["cold_start"] = starts
+        print(f"cold start to ready (first observation): median {median([s['ready_s'] for s in starts]):.2f} s, "
+              f"max {max(s['ready_s'] for s in starts):.2f} s; first observation median "
+              f"{median([s['first_observation_ms'] for s in starts])} ms", flush=True)
 
-    mem = idle_memory(args.handrail)
-    out["idle_memory"] = mem
-    print(f"idle desktop: RSS {mem['rss_mib']:.0f} MiB, PSS {mem['pss_mib']:.0f} MiB: "
-          + ", ".join(f"{n} {m}" for n, m in mem["processes"]), flush=True)
+    if "memory" in parts:
+        out["memory"] = desktop_memory(args.handrail)
+        for kind, mem in out["memory"].items():
+            print(f"{kind} desktop: RSS {mem['rss_mib']:.0f} MiB, PSS {mem['pss_mib']:.0f} MiB: "
+                  + ", ".join(f"{n} {m}" for n, m in mem["processes"]), flush=True)
 
-    r = asyncio.run(resets(args.handrail, args.resets))
+    r = asyncio.run(resets(args.handrail, args.resets)) if "reset" in parts else {}
     out["reset"] = r
     for kind, runs in r.items():
         print(f"reset ({kind}): server median {median([x['server_ms'] for x in runs])} ms, "
@@ -257,7 +278,7 @@ def main():
               flush=True)
 
     out["concurrent"] = []
-    for count in map(int, args.counts.split(",")):
+    for count in map(int, args.counts.split(",") if "concurrent" in parts else []):
         c = asyncio.run(concurrent(args.handrail, count, args.rounds))
         out["concurrent"].append(c)
         print(f"{count} desktops: started in {c['start_all_s']:.1f} s; see median {c['see_ms_median']:.0f} ms "

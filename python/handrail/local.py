@@ -29,20 +29,23 @@ def find_binary(binary: Optional[str] = None) -> str:
 class LocalDesktop:
     """A private sandbox desktop served over HTTP by a `handrail serve` child process.
 
-    `url` is its MCP endpoint and `token` its bearer token; `wait_ready()` returns once `/readyz`
-    says the desktop has been observed. Extra `serve` arguments go in `args` (e.g.
+    `url` is its MCP endpoint and `token` its bearer token (a fresh one; `token=False`: none, which
+    loopback allows); `wait_ready()` returns once `/readyz` says the desktop has been observed. Extra `serve` arguments go in `args` (e.g.
     `["--task-traces", "traces"]`), a program to start inside the desktop in `launch`.
     """
 
     def __init__(self, binary: Optional[str] = None, args: Sequence[str] = (), launch: Sequence[str] = (),
-                 startup_timeout: float = 60.0, env: Optional[dict] = None):
+                 startup_timeout: float = 60.0, env: Optional[dict] = None, token: bool = True):
         self.binary = find_binary(binary)
-        self.token = secrets.token_urlsafe(24)
+        self.token = secrets.token_urlsafe(24) if token else None
         command = [self.binary, "serve", "--sandbox", "--vision", "yes", "--http", "127.0.0.1:0", *args]
         if launch:
             command += ["--", *launch]
         child_env = dict(os.environ if env is None else env)
-        child_env["HANDRAIL_TOKEN"] = self.token
+        if self.token:
+            child_env["HANDRAIL_TOKEN"] = self.token
+        else:
+            child_env.pop("HANDRAIL_TOKEN", None)
         self.started = time.monotonic()
         self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE, text=True, env=child_env)

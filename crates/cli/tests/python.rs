@@ -8,9 +8,12 @@
 //! from `scripts/setup-test-tools`; the client is imported from the working tree. One test at a time:
 //! each starts two desktops.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+
+use std::process::Command;
 use std::sync::{Mutex, MutexGuard};
+
+use common::tools::{show, test_python, workspace};
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
@@ -18,17 +21,9 @@ fn serial() -> MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("workspace root")
-}
-
 /// The test tools' Python: `HANDRAIL_TEST_PYTHON`, or the one `scripts/setup-test-tools` makes.
 fn python() -> Command {
-    let path = std::env::var_os("HANDRAIL_TEST_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("target/test-tools/venv/bin/python"));
-    assert!(path.exists(), "{} is missing: run scripts/setup-test-tools first", path.display());
-    let mut command = Command::new(path);
+    let mut command = Command::new(test_python());
     command
         .current_dir(workspace())
         .env("PYTHONPATH", workspace().join("python"))
@@ -37,14 +32,6 @@ fn python() -> Command {
         // Ray's usage report and its dashboard's downloads are not wanted in a test.
         .env("RAY_USAGE_STATS_ENABLED", "0");
     command
-}
-
-fn show(out: &Output) -> String {
-    format!(
-        "--- stdout\n{}\n--- stderr\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 #[test]

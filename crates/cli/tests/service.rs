@@ -7,14 +7,18 @@
 //!
 //! Every test that starts a desktop holds `SERIAL`, so one sandbox runs at a time on small machines.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex, MutexGuard};
+mod common;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+
+use common::tools::{workspace, Served};
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
@@ -22,80 +26,7 @@ fn serial() -> MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("workspace root")
-}
-
 const TOKEN: &str = "service-test-token-0123456789";
-
-/// `handrail serve --http 127.0.0.1:0 …` in the background; SIGTERM on drop.
-struct Served {
-    child: Child,
-    addr: String,
-    display: Option<String>,
-    log: Arc<Mutex<Vec<String>>>,
-}
-
-impl Served {
-    fn start(args: &[&str]) -> Served {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_handrail"))
-            .args(["serve", "--http", "127.0.0.1:0"])
-            .args(args)
-            .env("HANDRAIL_TOKEN", TOKEN)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("serve starts");
-        let stderr = child.stderr.take().expect("stderr");
-        let log = Arc::new(Mutex::new(Vec::new()));
-        let (tx, rx) = std::sync::mpsc::channel();
-        let seen = log.clone();
-        std::thread::spawn(move || {
-            let mut display = None;
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(d) = line.split("private desktop ").nth(1).and_then(|r| r.split_whitespace().next()) {
-                    display = Some(d.to_string());
-                }
-                if let Some(url) = line.split("MCP at ").nth(1).and_then(|r| r.split_whitespace().next()) {
-                    let _ = tx.send((url.to_string(), display.clone()));
-                }
-                seen.lock().expect("log").push(line);
-            }
-        });
-        let Ok((url, display)) = rx.recv_timeout(Duration::from_secs(60)) else {
-            let _ = child.kill();
-            panic!("serve did not start listening: {:?}", log.lock().expect("log"));
-        };
-        let addr = url.trim_start_matches("http://").trim_end_matches("/mcp").to_string();
-        Served { child, addr, display, log }
-    }
-
-    fn log(&self) -> String {
-        self.log.lock().expect("log").join("\n")
-    }
-
-    fn stop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
-            let deadline = Instant::now() + Duration::from_secs(20);
-            while Instant::now() < deadline {
-                if let Ok(Some(_)) = self.child.try_wait() {
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(50));
-            }
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
 
 /// A chunked body, joined.
 fn dechunk(body: &str) -> String {
@@ -174,16 +105,20 @@ fn computer(addr: &str, turn: &str, args: Value) -> Value {
     message["result"]["structuredContent"].clone()
 }
 
-/// The managed windows' titles, read from the X server (`_NET_CLIENT_LIST` and each `_NET_WM_NAME`).
-fn x_windows(display: &str) -> Vec<String> {
+/// The managed windows' ids, read from the X server (`_NET_CLIENT_LIST`).
+fn x_window_ids(display: &str) -> Vec<String> {
     let out = Command::new("xprop").args(["-display", display, "-root", "_NET_CLIENT_LIST"]).output().expect("xprop");
     let text = String::from_utf8_lossy(&out.stdout);
-    let ids: Vec<String> = text
-        .split('#')
+    text.split('#')
         .nth(1)
         .map(|l| l.split(',').map(|s| s.trim().to_string()).filter(|s| s.starts_with("0x")).collect())
-        .unwrap_or_default();
-    ids.iter()
+        .unwrap_or_default()
+}
+
+/// The managed windows' titles (each one's `_NET_WM_NAME`).
+fn x_windows(display: &str) -> Vec<String> {
+    x_window_ids(display)
+        .iter()
         .map(|id| {
             let out = Command::new("xprop").args(["-display", display, "-id", id, "_NET_WM_NAME"]).output();
             out.map(|o| String::from_utf8_lossy(&o.stdout).split('"').nth(1).unwrap_or_default().to_string())
@@ -226,26 +161,7 @@ fn wait_for(what: &str, timeout: Duration, mut ok: impl FnMut() -> bool) {
     }
 }
 
-/// A page on 127.0.0.1 for the sandbox's browser.
-fn serve_page() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let url = format!("http://{}/task.html", listener.local_addr().expect("addr"));
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let mut request = [0u8; 2048];
-            let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
-            let _ = stream.read(&mut request);
-            let body = "<html><head><title>Task page</title></head><body><button>Go</button></body></html>";
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            );
-        }
-    });
-    url
-}
+const TASK_PAGE: &str = "<html><head><title>Task page</title></head><body><button>Go</button></body></html>";
 
 #[test]
 fn reset_closes_every_app_and_window_empties_the_clipboard_and_starts_a_new_turn() {
@@ -255,19 +171,9 @@ fn reset_closes_every_app_and_window_empties_the_clipboard_and_starts_a_new_turn
     let holder = workspace().join("testdata/apps/clipboard_gtk.py");
     let holder = holder.to_str().expect("path");
     let traces_arg = traces.to_str().expect("path");
-    let mut served = Served::start(&[
-        "--sandbox",
-        "--vision",
-        "yes",
-        "--task-traces",
-        traces_arg,
-        "--",
-        holder,
-        "hold",
-        "Clipboard holder",
-        "secret of the last task",
-    ]);
-    let addr = served.addr.clone();
+    let args = ["--sandbox", "--vision", "yes", "--task-traces", traces_arg, "--", holder, "hold", "Clipboard holder"];
+    let served = Served::start(&[&args[..], &["secret of the last task"]].concat(), &[("HANDRAIL_TOKEN", TOKEN)]);
+    let addr = served.addr();
     let display = served.display.clone().expect("the sandbox's display");
 
     // Liveness needs no token; readiness turns on once the first observation is done.
@@ -289,11 +195,11 @@ fn reset_closes_every_app_and_window_empties_the_clipboard_and_starts_a_new_turn
         .expect("xterm starts");
     wait_for("both windows", Duration::from_secs(30), || x_windows(&display).len() >= 2);
     wait_for("the clipboard", Duration::from_secs(10), || clipboard(&display) == "clipboard=secret of the last task");
-    let page = serve_page();
+    let page = handrail_testkit::serve_page(TASK_PAGE);
     let opened = computer(&addr, "task-1", json!({"action": "open_url", "url": page}));
     assert_eq!(opened["status"], "ok", "{opened}");
-    let before = x_windows(&display);
-    assert_eq!(before.len(), 3, "{before:?}");
+    let before = x_window_ids(&display);
+    assert_eq!(before.len(), 3, "{:?}", x_windows(&display));
     // Something of the last task in the browser's profile: it must not be there for the next one.
     let profile = browser_profile(served.child.id()).expect("the browser's profile folder");
     assert!(profile.join("Default").is_dir(), "a used profile: {}", profile.display());
@@ -315,7 +221,7 @@ fn reset_closes_every_app_and_window_empties_the_clipboard_and_starts_a_new_turn
     let (status, answer) = reset(&addr, &[("Authorization", auth.as_str()), json_type], "{\"mode\": \"robot\"}");
     assert_eq!(status, 400, "{answer}");
     assert_eq!(http(&addr, "GET", "/reset", &[("Authorization", auth.as_str())], "").0, 405);
-    assert_eq!(x_windows(&display), before, "a refused reset closed something");
+    assert_eq!(x_window_ids(&display), before, "a refused reset closed something");
     assert_eq!(get_json(&addr, "/readyz").1["resets"], 0);
 
     let (status, report) = reset(
@@ -361,7 +267,7 @@ fn reset_closes_every_app_and_window_empties_the_clipboard_and_starts_a_new_turn
     assert!(fresh.is_dir(), "{}", fresh.display());
     assert!(!fresh.join("left-by-the-last-task").exists(), "the browser reopened the last task's profile");
 
-    served.stop();
+    assert!(served.stop().success());
     let recorded = std::fs::read_dir(&traces).expect("task traces").flatten().map(|e| e.path()).collect::<Vec<_>>();
     assert_eq!(recorded.len(), 1, "{recorded:?}");
     assert!(recorded[0].ends_with("0001-task-2"), "{recorded:?}");
@@ -372,23 +278,23 @@ fn reset_closes_every_app_and_window_empties_the_clipboard_and_starts_a_new_turn
 #[test]
 fn desktops_that_are_not_a_sandbox_are_ready_but_never_reset() {
     let _serial = serial();
-    let served = Served::start(&["--simulated", "--vision", "yes"]);
-    wait_for("readiness", Duration::from_secs(30), || get_json(&served.addr, "/readyz").0 == 200);
+    let served = Served::start(&["--simulated", "--vision", "yes"], &[("HANDRAIL_TOKEN", TOKEN)]);
+    wait_for("readiness", Duration::from_secs(30), || get_json(&served.addr(), "/readyz").0 == 200);
     let auth = bearer();
-    let (status, answer) = reset(&served.addr, &[("Authorization", auth.as_str())], "");
+    let (status, answer) = reset(&served.addr(), &[("Authorization", auth.as_str())], "");
     assert_eq!(status, 501, "{answer}");
     assert!(answer["error"].as_str().is_some_and(|e| e.contains("--sandbox")), "{answer}");
-    assert_eq!(get_json(&served.addr, "/readyz").1["resets"], 0);
+    assert_eq!(get_json(&served.addr(), "/readyz").1["resets"], 0);
 }
 
 #[test]
 fn a_model_that_cannot_see_is_alive_but_never_ready() {
     let _serial = serial();
-    let served = Served::start(&["--sandbox", "--vision", "no"]);
-    let (status, health) = get_json(&served.addr, "/healthz");
+    let served = Served::start(&["--sandbox", "--vision", "no"], &[("HANDRAIL_TOKEN", TOKEN)]);
+    let (status, health) = get_json(&served.addr(), "/healthz");
     assert_eq!(status, 200, "{health}");
     std::thread::sleep(Duration::from_millis(300));
-    let (status, ready) = get_json(&served.addr, "/readyz");
+    let (status, ready) = get_json(&served.addr(), "/readyz");
     assert_eq!(status, 503, "{ready}");
     assert!(ready["why"].as_str().is_some_and(|w| w.contains("cannot see")), "{ready}");
 }
