@@ -6,7 +6,7 @@
 //! activate (at-spi2-registryd, dconf-service, gvfs: dbus-daemon re-parents them to init, but it
 //! marks their environment with `DBUS_STARTER_BUS_TYPE`); those are kept. Every other process carrying
 //! the sandbox's marker is an app: whatever handrail or a command started inside the sandbox, and
-//! helpers those apps re-parented to init (a browser's crash handler). The sandbox removes the
+//! processes those apps re-parented to init (a browser's crash handler). The sandbox removes the
 //! `DBUS_STARTER_*` variables from what it starts, so an app never inherits the services' mark.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
