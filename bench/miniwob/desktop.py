@@ -7,15 +7,17 @@ import functools
 import http.server
 import importlib.util
 import os
-import re
 import shutil
-import signal
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
 
 from mcp import Client, types
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
+from handrail.local import LocalDesktop  # noqa: E402
 
 
 def miniwob_html_dir():
@@ -51,42 +53,12 @@ class PageServer:
         self.httpd.shutdown()
 
 
-class HandrailServer:
-    """`handrail serve --sandbox --vision yes --http 127.0.0.1:0`, stopped with SIGTERM."""
+class HandrailServer(LocalDesktop):
+    """`handrail serve --sandbox --vision yes --http 127.0.0.1:0` without a token (loopback only), from
+    the Python client's `LocalDesktop`; stopped with SIGTERM."""
 
     def __init__(self, binary, startup_timeout=90):
-        self.proc = subprocess.Popen(
-            [binary, "serve", "--sandbox", "--vision", "yes", "--http", "127.0.0.1:0"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        self.log = []
-        self.url = None
-        self.display = None
-        ready = threading.Event()
-
-        # Drained on a thread for the whole run: a full pipe would stall the server.
-        def drain():
-            for line in self.proc.stderr:
-                self.log.append(line.rstrip())
-                if m := re.search(r"private desktop (:\d+) is up", line):
-                    self.display = m.group(1)
-                if m := re.search(r"MCP at (\S+)", line):
-                    self.url = m.group(1)
-                    ready.set()
-            ready.set()
-
-        threading.Thread(target=drain, daemon=True).start()
-        if not ready.wait(startup_timeout) or not self.url:
-            self.stop()
-            raise SystemExit("handrail serve did not start:\n" + "\n".join(self.log))
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        super().__init__(binary, startup_timeout=startup_timeout, token=False)
 
 
 def text_of(result):

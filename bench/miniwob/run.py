@@ -16,8 +16,11 @@ screen. For enter-password and login-user the right outcome under handrail is it
 into the password field.
 
 Usage:
-  run.py [--tasks a,b,...] [--episodes N] [--pipelines handrail,reference]
+  run.py [--tasks a,b,...] [--shard I/N] [--episodes N] [--pipelines handrail,reference]
          [--handrail PATH] [--out FILE.md] [--json FILE]
+
+`--shard I/N` runs every N-th task from the I-th (0-based), so N jobs (a Kubernetes Indexed Job's
+completions, deploy/k8s/sweep-job.yaml) share a sweep.
 """
 
 import argparse
@@ -289,6 +292,9 @@ async def run(args):
     unknown = [t for t in tasks if t not in policies.TASKS]
     if unknown:
         raise SystemExit(f"no policy for {', '.join(unknown)}; covered: {', '.join(ALL_TASKS)}")
+    if args.shard:
+        index, count = args.shard
+        tasks = tasks[index::count]
     pipelines = args.pipelines.split(",")
     pages = PageServer(miniwob_html_dir())
     server = HandrailServer(args.handrail)
@@ -335,9 +341,21 @@ async def run(args):
     return summary
 
 
+def shard(text):
+    """`I/N` with 0 <= I < N."""
+    try:
+        index, count = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not I/N") from None
+    if not 0 <= index < count:
+        raise argparse.ArgumentTypeError(f"{text!r}: I must be in 0..N-1")
+    return index, count
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tasks", help="comma-separated task names (default: all covered tasks)")
+    ap.add_argument("--shard", type=shard, help="I/N: every N-th task from the I-th (0-based)")
     ap.add_argument("--episodes", type=int, default=10)
     ap.add_argument("--pipelines", default="handrail,reference", help="handrail, reference or both")
     ap.add_argument("--handrail", default=str(REPO / "target/release/handrail"), help="the handrail binary")

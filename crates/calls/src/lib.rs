@@ -7,8 +7,10 @@
 //! engine (`read_image`) are recorded through [`Records::audit`].
 
 mod audit;
+pub mod reset;
 mod turns;
 
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -17,6 +19,7 @@ use handrail_trace::{Step, TraceWriter};
 use handrail_wire::{AuditContext, AuditRecord};
 
 pub use audit::AuditLog;
+pub use reset::{Cleaned, DesktopReset, ResetError, TaskTraceRoot};
 pub use turns::{MetaError, TurnDefaults, TurnMeta, Turns, META_INTENT, META_MODE, META_TURN};
 
 /// The verdict recorded for a call whose refusal is a question handed to the person, to be answered
@@ -43,6 +46,11 @@ pub struct Calls {
     engine: Engine,
     trace: Option<TraceWriter>,
     records: Records,
+    /// The desktop's own part of a reset, when it can be reset.
+    reset: Option<Box<dyn reset::DesktopReset>>,
+    /// Where per-task traces go, when they are recorded.
+    task_traces: Option<TaskTraceRoot>,
+    task_trace_count: u32,
 }
 
 impl std::fmt::Debug for Calls {
@@ -57,6 +65,8 @@ impl std::fmt::Debug for Calls {
 pub struct Records {
     turns: Arc<Mutex<Turns>>,
     audit: Option<Arc<Mutex<AuditLog>>>,
+    /// The folder the current task trace is recorded in (task traces only).
+    trace_dir: Arc<Mutex<Option<PathBuf>>>,
 }
 
 impl Records {
@@ -70,6 +80,17 @@ impl Records {
     /// The turn now in effect.
     pub fn current_turn(&self) -> Turn {
         self.turns.lock().map(|t| t.current().clone()).unwrap_or_default()
+    }
+
+    /// The folder the current task's trace is recorded in, when task traces are on and one is.
+    pub fn trace_dir(&self) -> Option<PathBuf> {
+        self.trace_dir.lock().ok().and_then(|d| d.clone())
+    }
+
+    fn set_trace_dir(&self, dir: Option<PathBuf>) {
+        if let Ok(mut d) = self.trace_dir.lock() {
+            *d = dir;
+        }
     }
 
     /// Appends a record (when auditing).
@@ -92,8 +113,12 @@ impl Calls {
     ) -> Self {
         let turns = Turns::new(defaults);
         engine.begin_turn_from(turns.current().clone(), turns.source());
-        let records = Records { turns: Arc::new(Mutex::new(turns)), audit: audit.map(|a| Arc::new(Mutex::new(a))) };
-        Calls { engine, trace, records }
+        let records = Records {
+            turns: Arc::new(Mutex::new(turns)),
+            audit: audit.map(|a| Arc::new(Mutex::new(a))),
+            trace_dir: Arc::new(Mutex::new(None)),
+        };
+        Calls { engine, trace, records, reset: None, task_traces: None, task_trace_count: 0 }
     }
 
     pub fn records(&self) -> Records {
@@ -102,6 +127,22 @@ impl Calls {
 
     pub fn engine(&self) -> &Engine {
         &self.engine
+    }
+
+    /// Looks at the screen once without publishing or recording anything (see
+    /// [`Engine::warm_up`]).
+    pub fn warm_up(&mut self) -> Result<handrail_core::WarmUp, handrail_core::WarmUpError> {
+        self.engine.warm_up()
+    }
+
+    /// Writes the report of the task trace being recorded, if any (when the server stops).
+    pub fn finish_task_trace(&mut self) -> Option<PathBuf> {
+        self.task_traces.as_ref()?;
+        let dir = self.trace.take()?.dir().to_path_buf();
+        if let Err(e) = handrail_trace::report::write_report(&dir) {
+            log::warn!("the task trace's report in {} could not be written: {e}", dir.display());
+        }
+        Some(dir)
     }
 
     /// The trace being recorded, if any.

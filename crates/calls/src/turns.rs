@@ -103,13 +103,16 @@ pub struct Turns {
     new_session: bool,
     /// A call ran in the current turn (a session opened before any call needs no new turn).
     used: bool,
+    /// The newest inferred turn's id, so a reset's unnamed turn never repeats one.
+    last_inferred: String,
 }
 
 impl Turns {
     pub fn new(defaults: TurnDefaults) -> Self {
         let current = Turn { id: defaults.id.clone(), intent: defaults.intent.clone(), mode: defaults.mode };
         let source = defaults.source;
-        Self { defaults, current, source, new_session: false, used: false }
+        let last_inferred = defaults.id.clone();
+        Self { defaults, current, source, new_session: false, used: false, last_inferred }
     }
 
     pub fn current(&self) -> &Turn {
@@ -133,6 +136,9 @@ impl Turns {
     }
 
     fn follow(&mut self, turn: &Turn, source: TurnSource) {
+        if source != TurnSource::Host {
+            self.last_inferred = turn.id.clone();
+        }
         self.used &= *turn == self.current;
         self.current = turn.clone();
         self.source = source;
@@ -179,6 +185,16 @@ impl Turns {
         let source = self.defaults.source;
         self.follow(&turn, source);
         Ok(Some((turn, source)))
+    }
+
+    /// A reset starts the turn `meta` names, else the next inferred one (see
+    /// [`crate::reset::reset_turn`]); nothing of the old turn carries over.
+    pub fn reset(&mut self, meta: &TurnMeta) -> (Turn, TurnSource) {
+        let (turn, source) = crate::reset::reset_turn(&self.last_inferred, &self.defaults, meta);
+        self.follow(&turn, source);
+        self.used = false;
+        self.new_session = false;
+        (turn, source)
     }
 
     fn check_same(&self, meta: &TurnMeta) -> Result<(), MetaError> {

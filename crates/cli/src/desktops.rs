@@ -78,7 +78,7 @@ fn guarded_desktop(
 
 /// The desktop of a running sandbox, with AT-SPI, OCR and a browser held to `policy`.
 pub fn sandbox_desktop(sandbox: &Sandbox, who: &str, policy: &UrlPolicy) -> Result<Desktop> {
-    let mut launch = LaunchEnv::new(sandbox.env(), sandbox.root().join("browser"));
+    let mut launch = LaunchEnv::new(sandbox.env(), sandbox_browser_profile(sandbox));
     launch.removed = REMOVED_ENV.iter().map(|s| s.to_string()).collect();
     launch.log_dir = Some(sandbox.root().join("logs"));
     let accessibility: Box<dyn Accessibility> = if sandbox.options().accessibility {
@@ -95,6 +95,12 @@ pub fn sandbox_desktop(sandbox: &Sandbox, who: &str, policy: &UrlPolicy) -> Resu
         None => Session::X11(X11Options::new(sandbox.display(), launch)),
     };
     guarded_desktop(who, session, policy, accessibility).context("opening the sandbox desktop")
+}
+
+/// The managed browser's profile in a sandbox: inside its private root, so it goes with the sandbox,
+/// and a reset can replace it.
+fn sandbox_browser_profile(sandbox: &Sandbox) -> PathBuf {
+    sandbox.root().join("browser")
 }
 
 /// An X display that is already running (`:0`, or one a test harness started), with its session bus
@@ -185,6 +191,32 @@ pub struct Running {
 }
 
 impl Running {
+    /// What resets this desktop between tasks: only a private sandbox, whose apps are handrail's to
+    /// close. Built now, before any app runs, so the home it remembers is the sandbox's own.
+    pub fn reset_hook(&self) -> Result<Option<crate::reset::SandboxReset>> {
+        let Some(sandbox) = &self.sandbox else { return Ok(None) };
+        let tidy = if sandbox.is_wayland() {
+            None
+        } else {
+            Some(
+                handrail_x11::tidy::Tidy::open(&sandbox.display())
+                    .with_context(|| format!("connecting to the sandbox display {}", sandbox.display()))?,
+            )
+        };
+        Ok(Some(crate::reset::SandboxReset::new(
+            sandbox.process_handle(),
+            sandbox_browser_profile(sandbox),
+            sandbox.home().to_owned(),
+            tidy,
+        )))
+    }
+
+    /// Whether the sandbox's own processes still run (for liveness); `None` for other desktops.
+    pub fn desktop_check(&self) -> Option<handrail_mcp::DesktopCheck> {
+        let processes = self.sandbox.as_ref()?.process_handle();
+        Some(std::sync::Arc::new(move || processes.check_desktop().map_err(|e| e.to_string())))
+    }
+
     pub fn stop(mut self) -> Result<()> {
         if let Some(mut child) = self.launched.take() {
             let _ = child.kill();

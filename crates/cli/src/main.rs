@@ -3,6 +3,7 @@
 mod agent;
 mod demo;
 mod desktops;
+mod reset;
 mod sandbox;
 mod serve;
 

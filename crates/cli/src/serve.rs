@@ -8,8 +8,8 @@ use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use handrail_core::{Budgets, Config, Engine, Mode, TurnSource};
 use handrail_mcp::{
-    AuditLog, Calls, HandrailServer, HttpOptions, ImageDelivery, ImageRoots, Sealer, ServerOptions, TurnDefaults,
-    QUESTION_LIFETIME,
+    AuditLog, Calls, HandrailServer, HttpOptions, ImageDelivery, ImageRoots, Sealer, ServerOptions, TaskTraceRoot,
+    TurnDefaults, QUESTION_LIFETIME,
 };
 
 use crate::desktops::{open_desktop, DesktopChoice};
@@ -65,6 +65,10 @@ pub struct ServeArgs {
     /// write its HTML report there when the server stops.
     #[arg(long, value_name = "DIR")]
     trace: Option<PathBuf>,
+    /// Record each task as a trace of its own in this folder: a `POST /reset` whose body asks for
+    /// one (`{"trace": true}`) starts `DIR/NNNN-<turn>`; the next reset (or stopping) writes its report.
+    #[arg(long, value_name = "DIR", conflicts_with = "trace")]
+    task_traces: Option<PathBuf>,
     /// How results carry their screenshot: inline (in the result), resource (a link the host reads
     /// with resources/read; keeps results small for hosts that cap them) or none. A call's `image`
     /// argument overrides it for that call.
@@ -98,6 +102,7 @@ pub struct ServeArgs {
     #[arg(long, value_name = "FILE", requires = "http")]
     token_file: Option<PathBuf>,
     /// Another host name accepted in HTTP `Host` headers (repeatable; loopback names always are).
+    /// `*` accepts any, with a bearer token only (a pod reached by IP or Service name).
     #[arg(long = "allowed-host", value_name = "HOST", requires = "http")]
     allowed_hosts: Vec<String>,
     /// A file holding the key (at least 32 bytes) that seals the request state of questions asked on
@@ -217,8 +222,17 @@ pub fn run(args: ServeArgs) -> Result<()> {
         trace_dir: args.trace.clone(),
         ..ServerOptions::default()
     };
-    let server = HandrailServer::start(Calls::new(engine, defaults, audit, trace), options)
-        .context("starting the engine thread")?;
+    let mut calls = Calls::new(engine, defaults, audit, trace);
+    if let Some(reset) = running.reset_hook()? {
+        calls = calls.with_reset(Box::new(reset));
+    }
+    if let Some(root) = &args.task_traces {
+        std::fs::create_dir_all(root).with_context(|| format!("creating the task trace folder {}", root.display()))?;
+        calls = calls.with_task_traces(TaskTraceRoot { root: root.clone(), recorder: WHO.to_string() });
+    }
+    let options = ServerOptions { warm_up: true, desktop_check: running.desktop_check(), ..options };
+    let server = HandrailServer::start(calls, options).context("starting the engine thread")?;
+    let handle = server.clone();
 
     let served = match args.http {
         None => {
@@ -234,11 +248,13 @@ pub fn run(args: ServeArgs) -> Result<()> {
             };
             handrail_mcp::run_http(server, options, |local| {
                 eprintln!("{WHO}: MCP at http://{local}/mcp (Ctrl-C stops)");
+                eprintln!("{WHO}: liveness at /healthz, readiness at /readyz, POST /reset between tasks");
             })
         }
     };
     let stopped = running.stop();
-    if let Some(dir) = &args.trace {
+    if let Some(dir) = args.trace.clone().or_else(|| handle.task_trace_dir()) {
+        let dir = &dir;
         match handrail_trace::report::write_report(dir) {
             Ok(path) => eprintln!("{WHO}: trace report at {}", path.display()),
             Err(e) => eprintln!("{WHO}: could not write the trace report: {e}"),

@@ -5,12 +5,16 @@
 //!
 //! Every test that starts a desktop holds `SERIAL`, so one sandbox runs at a time on small machines.
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod common;
+
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::{Command, Output};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use common::tools::{show, test_python, workspace, Served};
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
@@ -18,21 +22,8 @@ fn serial() -> MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("workspace root")
-}
-
 fn handrail() -> &'static str {
     env!("CARGO_BIN_EXE_handrail")
-}
-
-/// The Python with the MCP SDK: `HANDRAIL_TEST_PYTHON`, or the one `scripts/setup-test-tools` makes.
-fn python() -> PathBuf {
-    let path = std::env::var_os("HANDRAIL_TEST_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("target/test-tools/venv/bin/python"));
-    assert!(path.exists(), "{} is missing: run scripts/setup-test-tools first", path.display());
-    path
 }
 
 fn probe_app() -> String {
@@ -62,17 +53,9 @@ fn serve_form_page() -> String {
     url
 }
 
-fn show(out: &Output) -> String {
-    format!(
-        "--- stdout\n{}\n--- stderr\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
 /// Runs the client script; panics with its whole output unless it passed.
 fn e2e(args: &[&str]) -> Output {
-    let out = Command::new(python())
+    let out = Command::new(test_python())
         .arg(workspace().join("testdata/mcp/e2e.py"))
         .args(args)
         .current_dir(workspace())
@@ -84,84 +67,6 @@ fn e2e(args: &[&str]) -> Output {
 
 fn stdio_target(args: &[&str]) -> String {
     format!("stdio:{} serve {}", handrail(), args.join(" "))
-}
-
-/// `handrail serve --http 127.0.0.1:0 …` running in the background; stopped with SIGTERM on drop.
-struct Served {
-    child: Child,
-    url: String,
-    stderr: Arc<Mutex<Vec<String>>>,
-}
-
-impl Served {
-    fn start(args: &[&str], envs: &[(&str, &str)]) -> Served {
-        let mut child = Command::new(handrail())
-            .args(["serve", "--http", "127.0.0.1:0"])
-            .args(args)
-            .envs(envs.iter().copied())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("serve starts");
-        let stderr = child.stderr.take().expect("stderr");
-        let lines = Arc::new(Mutex::new(Vec::new()));
-        let (tx, rx) = std::sync::mpsc::channel();
-        let seen = lines.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(url) = line.split("MCP at ").nth(1).and_then(|r| r.split_whitespace().next()) {
-                    let _ = tx.send(url.to_string());
-                }
-                seen.lock().expect("log").push(line);
-            }
-        });
-        let url = match rx.recv_timeout(Duration::from_secs(60)) {
-            Ok(url) => url,
-            Err(_) => {
-                let _ = child.kill();
-                panic!("serve did not start listening: {:?}", lines.lock().expect("log"));
-            }
-        };
-        Served { child, url, stderr: lines }
-    }
-
-    fn addr(&self) -> String {
-        self.url.trim_start_matches("http://").trim_end_matches("/mcp").to_string()
-    }
-
-    /// SIGTERM, then the exit status (killed after 30 s).
-    fn stop(mut self) -> std::process::ExitStatus {
-        let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                return status;
-            }
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                panic!("serve did not stop on SIGTERM: {:?}", self.stderr.lock().expect("log"));
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
-            let deadline = Instant::now() + Duration::from_secs(20);
-            while Instant::now() < deadline {
-                if let Ok(Some(_)) = self.child.try_wait() {
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(50));
-            }
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
 }
 
 /// One raw HTTP/1.1 request; returns the status code and the body.

@@ -5,29 +5,11 @@
 //!
 //! The Python with the MCP SDK and the `miniwob` pages comes from `scripts/setup-test-tools`.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("workspace root")
-}
+use std::process::Command;
 
-/// The Python with the MCP SDK and `miniwob`: `HANDRAIL_TEST_PYTHON`, or the one `scripts/setup-test-tools` makes.
-fn python() -> PathBuf {
-    let path = std::env::var_os("HANDRAIL_TEST_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("target/test-tools/venv/bin/python"));
-    assert!(path.exists(), "{} is missing: run scripts/setup-test-tools first", path.display());
-    path
-}
-
-fn show(out: &Output) -> String {
-    format!(
-        "--- stdout\n{}\n--- stderr\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
+use common::tools::{show, test_python, workspace};
 
 #[test]
 fn miniwob_tasks_are_solved_through_the_computer_tool_and_passwords_are_refused() {
@@ -35,7 +17,7 @@ fn miniwob_tasks_are_solved_through_the_computer_tool_and_passwords_are_refused(
     let dir = std::env::temp_dir().join(format!("handrail-miniwob-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a scratch folder");
     let summary_path = dir.join("summary.json");
-    let out = Command::new(python())
+    let out = Command::new(test_python())
         .arg(workspace().join("bench/miniwob/run.py"))
         .args(["--tasks", "click-button,enter-text,enter-password", "--pipelines", "handrail"])
         .args(["--episodes", &EPISODES.to_string()])

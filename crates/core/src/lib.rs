@@ -22,7 +22,10 @@ pub mod text;
 pub mod turn;
 pub mod visibility;
 
-pub use engine::{Budgets, CallHooks, Config, Confirm, Engine, Knobs, Markers, Progress, Turn, Vision, UNSUPPORTED};
+pub use engine::{
+    Budgets, CallHooks, Config, Confirm, Engine, Knobs, Markers, Progress, Turn, Vision, WarmUp, WarmUpError,
+    UNSUPPORTED,
+};
 pub use ids::{ElementId, ObservationId};
 pub use observation::{Element, Observation, Source};
 pub use outcome::{Changes, ExpectOutcome, GuardDecision, Outcome, Reason, Status, Timings, TypingCheck};

@@ -1,11 +1,20 @@
 //! The engine's own thread: every `computer` call, from every client and session, runs here one at a
 //! time, because there is one desktop and one engine. The call layer (`handrail-calls`) on this thread
 //! resolves turns and records the trace and the audit log, so they see calls in the order they ran.
+//! A reset runs here too, between calls: the call in progress when it is asked for is cancelled, calls
+//! queued before it run first, calls after it run in its new turn.
+//!
+//! The thread also keeps what the service endpoints report: whether it still runs (liveness) and
+//! whether the desktop has been seen (readiness: the first observation, a warm-up look or a call's).
 
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
 
-use handrail_calls::{Calls, MetaError, Ran, Records, TurnMeta};
+use handrail_calls::{Calls, MetaError, Ran, Records, ResetError, TurnMeta};
 use handrail_core::{CallHooks, Turn};
+use handrail_platform::Cancel;
+use handrail_wire::service::{Readiness, ResetReport, ResetRequest, SERVICE_VERSION};
 use handrail_wire::AuditRecord;
 
 /// What one `computer` call asks of the engine thread.
@@ -18,11 +27,63 @@ pub struct Job {
     pub reply: tokio::sync::oneshot::Sender<Result<Ran, MetaError>>,
 }
 
+/// A reset asked of the engine thread.
+struct ResetJob {
+    request: ResetRequest,
+    asked: Instant,
+    reply: tokio::sync::oneshot::Sender<Result<ResetReport, ResetError>>,
+}
+
+enum Work {
+    Call(Box<Job>),
+    Reset(ResetJob),
+}
+
+/// Readiness as the engine thread last found it.
+#[derive(Debug, Default)]
+struct Ready {
+    /// The first observation: how long it took and how many elements it listed.
+    seen: Option<(Duration, usize)>,
+    /// Why the desktop cannot take calls (a failed look, a reset that left things behind).
+    problem: Option<String>,
+    resets: u64,
+}
+
+/// What the engine thread shares with the service endpoints.
+#[derive(Debug, Default)]
+struct State {
+    running: AtomicBool,
+    /// The cancel flag of the call in progress, so a reset can stop it.
+    in_progress: Mutex<Option<Cancel>>,
+    ready: Mutex<Ready>,
+}
+
+impl State {
+    fn ready(&self) -> std::sync::MutexGuard<'_, Ready> {
+        // Plain data: still consistent if a holder panicked.
+        self.ready.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn set_in_progress(&self, cancel: Option<Cancel>) {
+        *self.in_progress.lock().unwrap_or_else(|e| e.into_inner()) = cancel;
+    }
+}
+
+/// Clears `running` when the engine thread ends, also by a panic.
+struct Running(Arc<State>);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.0.running.store(false, Ordering::SeqCst);
+    }
+}
+
 /// The handle the server holds on the engine thread.
 #[derive(Clone)]
 pub struct Desk {
-    jobs: mpsc::Sender<Job>,
+    jobs: mpsc::Sender<Work>,
     records: Records,
+    state: Arc<State>,
 }
 
 impl std::fmt::Debug for Desk {
@@ -32,18 +93,55 @@ impl std::fmt::Debug for Desk {
 }
 
 impl Desk {
-    /// Starts the engine thread. It ends when the last `Desk` handle is dropped.
-    pub fn start(mut calls: Calls) -> std::io::Result<Self> {
-        let (jobs, inbox) = mpsc::channel::<Job>();
+    /// Starts the engine thread. With `warm_up`, it first looks at the screen once (see
+    /// [`Calls::warm_up`]) so readiness turns on before any client calls. It ends when the last `Desk`
+    /// handle is dropped.
+    pub fn start(mut calls: Calls, warm_up: bool) -> std::io::Result<Self> {
+        let (jobs, inbox) = mpsc::channel::<Work>();
         let records = calls.records();
+        let state = Arc::new(State::default());
+        state.running.store(true, Ordering::SeqCst);
+        let shared = state.clone();
         std::thread::Builder::new().name("handrail-engine".into()).spawn(move || {
-            while let Ok(job) = inbox.recv() {
-                // Recorded by the call layer either way: a caller that has gone (a cancelled request)
-                // loses only the reply.
-                let _ = job.reply.send(calls.call(&job.turn, job.args, job.hooks));
+            let _running = Running(shared.clone());
+            if warm_up {
+                match calls.warm_up() {
+                    Ok(w) => {
+                        log::info!("first observation: {} elements in {} ms", w.elements, w.took.as_millis());
+                        shared.ready().seen = Some((w.took, w.elements));
+                    }
+                    Err(e) => {
+                        log::warn!("the first observation failed: {e}");
+                        shared.ready().problem = Some(format!("the first observation failed: {e}"));
+                    }
+                }
+            }
+            while let Ok(work) = inbox.recv() {
+                match work {
+                    Work::Call(job) => {
+                        let job = *job;
+                        shared.set_in_progress(job.hooks.cancel.clone());
+                        let ran = calls.call(&job.turn, job.args, job.hooks);
+                        shared.set_in_progress(None);
+                        if let Ok(ran) = &ran {
+                            note_observation(&shared, ran);
+                        }
+                        // Recorded by the call layer either way: a caller that has gone (a cancelled
+                        // request) loses only the reply.
+                        let _ = job.reply.send(ran);
+                    }
+                    Work::Reset(job) => {
+                        let report = calls.reset(&job.request, job.asked.elapsed());
+                        note_reset(&shared, &report);
+                        let _ = job.reply.send(report);
+                    }
+                }
+            }
+            if let Some(dir) = calls.finish_task_trace() {
+                log::info!("the last task trace is in {}", dir.display());
             }
         })?;
-        Ok(Self { jobs, records })
+        Ok(Self { jobs, records, state })
     }
 
     /// Runs one call on the engine thread.
@@ -54,8 +152,47 @@ impl Desk {
         hooks: CallHooks,
     ) -> Result<Result<Ran, MetaError>, DeskGone> {
         let (reply, answer) = tokio::sync::oneshot::channel();
-        self.jobs.send(Job { turn, args, hooks, reply }).map_err(|_| DeskGone)?;
+        self.jobs.send(Work::Call(Box::new(Job { turn, args, hooks, reply }))).map_err(|_| DeskGone)?;
         answer.await.map_err(|_| DeskGone)
+    }
+
+    /// Resets the desktop on the engine thread (see [`Calls::reset`]); the call in progress is
+    /// cancelled first, as a client's cancellation would.
+    pub async fn reset(&self, request: ResetRequest) -> Result<Result<ResetReport, ResetError>, DeskGone> {
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        let asked = Instant::now();
+        if let Some(cancel) = self.state.in_progress.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+            cancel.cancel();
+        }
+        self.jobs.send(Work::Reset(ResetJob { request, asked, reply })).map_err(|_| DeskGone)?;
+        answer.await.map_err(|_| DeskGone)
+    }
+
+    /// Whether the engine thread still runs.
+    pub fn alive(&self) -> bool {
+        self.state.running.load(Ordering::SeqCst)
+    }
+
+    /// Whether the desktop takes calls: seen once, and no failed look or unclean reset since.
+    pub fn readiness(&self) -> Readiness {
+        let ready = self.state.ready();
+        let why = if !self.alive() {
+            Some("the engine thread has stopped".to_string())
+        } else if let Some(problem) = &ready.problem {
+            Some(problem.clone())
+        } else if ready.seen.is_none() {
+            Some("the desktop has not been observed yet".to_string())
+        } else {
+            None
+        };
+        Readiness {
+            version: SERVICE_VERSION,
+            ready: why.is_none(),
+            why,
+            first_observation_ms: ready.seen.map(|(d, _)| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+            elements: ready.seen.map(|(_, n)| n),
+            resets: ready.resets,
+        }
     }
 
     /// Records a call that did not go through the engine (`read_image`).
@@ -71,6 +208,45 @@ impl Desk {
     /// The turn now in effect (for records of calls outside the engine).
     pub fn current_turn(&self) -> Turn {
         self.records.current_turn()
+    }
+
+    /// The folder the current task trace is recorded in (task traces only).
+    pub fn task_trace_dir(&self) -> Option<std::path::PathBuf> {
+        self.records.trace_dir()
+    }
+}
+
+/// A call that published an observation has seen the desktop (readiness without a warm-up look).
+fn note_observation(state: &State, ran: &Ran) {
+    let Some(obs) = ran.outcome.observation.as_ref() else { return };
+    let mut ready = state.ready();
+    if ready.seen.is_none() {
+        ready.seen = Some((ran.outcome.timings.capture + ran.outcome.timings.observe, obs.elements.len()));
+        if ready.problem.as_deref().is_some_and(|p| p.starts_with("the first observation failed")) {
+            ready.problem = None;
+        }
+    }
+}
+
+/// A clean reset makes the desktop ready again; one that left things behind, or failed midway, takes
+/// it out of rotation until a later reset is clean.
+fn note_reset(state: &State, report: &Result<ResetReport, ResetError>) {
+    let mut ready = state.ready();
+    match report {
+        Ok(r) => {
+            ready.resets += 1;
+            ready.problem = (!r.clean).then(|| {
+                format!(
+                    "the last reset left {} window(s), {} process(es) and a clipboard that is {:?}",
+                    r.windows_left.len(),
+                    r.apps_left.len(),
+                    r.clipboard
+                )
+            });
+        }
+        Err(ResetError::Failed(why)) => ready.problem = Some(format!("the last reset failed: {why}")),
+        // Refused before anything changed.
+        Err(_) => {}
     }
 }
 

@@ -14,14 +14,18 @@ pub mod local;
 pub mod screenshots;
 pub mod sealed;
 pub mod server;
+pub mod service;
 pub mod tools;
 pub mod transport;
 
 pub use desk::Desk;
-pub use handrail_calls::{AuditLog, Calls, TurnDefaults, TurnMeta, META_INTENT, META_MODE, META_TURN};
+pub use handrail_calls::{
+    AuditLog, Calls, Cleaned, DesktopReset, ResetError, TaskTraceRoot, TurnDefaults, TurnMeta, META_INTENT, META_MODE,
+    META_TURN,
+};
 pub use images::ImageRoots;
 pub use local::{LocalError, LocalSession};
 pub use screenshots::ImageDelivery;
 pub use sealed::Sealer;
-pub use server::{HandrailServer, ServerOptions, QUESTION_LIFETIME};
+pub use server::{DesktopCheck, HandrailServer, ServerOptions, QUESTION_LIFETIME};
 pub use transport::{run_http, run_stdio, serve_http, serve_stdio, HttpOptions, HttpServer, ServeError};

@@ -23,11 +23,13 @@ use serde_json::Value;
 
 use handrail_calls::{unix_ms, Calls, TurnMeta};
 
-use crate::desk::Desk;
+use crate::desk::{Desk, DeskGone};
 use crate::images::{read_image, ImageBook, ImageRoots};
 use crate::screenshots::{ImageDelivery, Shelf, Shot, SCREENSHOTS_KEPT, SCREENSHOT_URI, TRACE_REPORT_URI};
 use crate::sealed::{call_digest, SealError, Sealer};
 use crate::tools::{computer_tool, read_image_tool, COMPUTER, IMAGE_ARGUMENT, READ_IMAGE};
+use handrail_calls::ResetError;
+use handrail_wire::service::{Health, Readiness, ResetReport, ResetRequest, SERVICE_VERSION};
 
 const INSTRUCTIONS: &str = "\
 handrail gives you hands on a desktop through the `computer` tool: start with action=see, act on \
@@ -44,7 +46,7 @@ const CONFIRM_KEY: &str = "confirm";
 const ALLOW_FIELD: &str = "allow";
 
 /// Settings of the server that are not the engine's.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ServerOptions {
     pub image_roots: ImageRoots,
     /// How long to wait for the person to answer a question.
@@ -56,6 +58,28 @@ pub struct ServerOptions {
     pub images: ImageDelivery,
     /// The folder the trace is recorded in, when it is: its report is offered as a resource.
     pub trace_dir: Option<PathBuf>,
+    /// Look at the screen once when starting, so readiness turns on before any client calls and the
+    /// first call is as fast as the rest (see [`Desk::start`]).
+    pub warm_up: bool,
+    /// Whether the desktop's own processes still run (liveness); `None`: nothing to check.
+    pub desktop_check: Option<DesktopCheck>,
+}
+
+/// Says what is broken about the desktop's own processes (a dead X server), if anything. Cheap and
+/// callable from any thread: liveness probes call it.
+pub type DesktopCheck = Arc<dyn Fn() -> Result<(), String> + Send + Sync>;
+
+impl std::fmt::Debug for ServerOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerOptions")
+            .field("image_roots", &self.image_roots)
+            .field("elicit_timeout", &self.elicit_timeout)
+            .field("images", &self.images)
+            .field("trace_dir", &self.trace_dir)
+            .field("warm_up", &self.warm_up)
+            .field("desktop_check", &self.desktop_check.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 /// How long a question asked on the stateless protocol may be answered.
@@ -69,6 +93,8 @@ impl Default for ServerOptions {
             sealer: None,
             images: ImageDelivery::Inline,
             trace_dir: None,
+            warm_up: false,
+            desktop_check: None,
         }
     }
 }
@@ -117,8 +143,51 @@ impl HandrailServer {
     /// Starts the engine thread for the call layer and a server over it.
     pub fn start(calls: Calls, options: ServerOptions) -> std::io::Result<Self> {
         let vision = calls.engine().config().vision.clone();
-        let desk = Desk::start(calls)?;
+        let desk = Desk::start(calls, options.warm_up)?;
         Self::new(desk, vision, options).map_err(std::io::Error::other)
+    }
+
+    /// Liveness: the engine thread runs and the desktop's own processes are alive.
+    pub fn health(&self) -> Health {
+        let problem = if !self.shared.desk.alive() {
+            Some("the engine thread has stopped".to_string())
+        } else {
+            self.shared.options.desktop_check.as_ref().and_then(|check| check().err())
+        };
+        Health { version: SERVICE_VERSION, alive: problem.is_none(), problem }
+    }
+
+    /// Readiness (see [`Desk::readiness`]); never ready while not alive.
+    pub fn readiness(&self) -> Readiness {
+        let mut ready = self.shared.desk.readiness();
+        if let (true, Some(problem)) = (ready.ready, self.health().problem) {
+            ready.ready = false;
+            ready.why = Some(problem);
+        }
+        ready
+    }
+
+    /// Returns the desktop to a clean state between tasks (see [`Desk::reset`]). The screenshots the
+    /// last task could still read as resources are forgotten with it.
+    pub async fn reset(&self, request: ResetRequest) -> Result<Result<ResetReport, ResetError>, DeskGone> {
+        let report = self.shared.desk.reset(request).await?;
+        if report.is_ok() {
+            if let Ok(mut shelf) = self.shared.shelf.lock() {
+                *shelf = Shelf::default();
+            }
+        }
+        Ok(report)
+    }
+
+    /// The trace folder whose report the `handrail://trace/report.html` resource shows: the server's
+    /// whole trace, else the current task's.
+    fn trace_dir(&self) -> Option<PathBuf> {
+        self.shared.options.trace_dir.clone().or_else(|| self.shared.desk.task_trace_dir())
+    }
+
+    /// The folder the current task trace is recorded in, when task traces are on.
+    pub fn task_trace_dir(&self) -> Option<PathBuf> {
+        self.shared.desk.task_trace_dir()
     }
 
     async fn computer(
@@ -475,7 +544,7 @@ impl ServerHandler for HandrailServer {
                 .collect(),
             Err(_) => Vec::new(),
         };
-        if self.shared.options.trace_dir.is_some() {
+        if self.trace_dir().is_some() {
             resources.push(
                 Resource::new(TRACE_REPORT_URI, "trace report")
                     .with_description("Every call of this server so far: screenshots, guards, timings (HTML).")
@@ -492,10 +561,10 @@ impl ServerHandler for HandrailServer {
     ) -> Result<ReadResourceResponse, ErrorData> {
         let uri = request.uri.as_str();
         if uri == TRACE_REPORT_URI {
-            let Some(dir) = self.shared.options.trace_dir.as_ref() else {
+            let Some(dir) = self.trace_dir() else {
                 return Err(ErrorData::resource_not_found("this server records no trace", None));
             };
-            let path = handrail_trace::report::write_report(dir)
+            let path = handrail_trace::report::write_report(&dir)
                 .map_err(|e| ErrorData::internal_error(format!("the trace report could not be written: {e}"), None))?;
             let html = std::fs::read_to_string(&path)
                 .map_err(|e| ErrorData::internal_error(format!("the trace report could not be read: {e}"), None))?;

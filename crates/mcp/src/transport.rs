@@ -2,7 +2,8 @@
 //!
 //! HTTP binds loopback by default. The `Host` header must name an allowed host and a browser `Origin`
 //! must be a loopback page (both against DNS rebinding, where a web page makes the browser talk to a
-//! local server); any other bind address requires a bearer token on every request.
+//! local server); any other bind address requires a bearer token on every request. The desktop
+//! service's endpoints (`/healthz`, `/readyz`, `/reset`; see [`crate::service`]) share the listener.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -16,6 +17,7 @@ use rmcp::ServiceExt;
 use tokio_util::sync::CancellationToken;
 
 use crate::server::HandrailServer;
+use crate::service::{is_service_path, Allowed};
 
 /// Why serving stopped early.
 #[derive(Debug, thiserror::Error)]
@@ -32,6 +34,8 @@ pub enum ServeError {
     TokenRequired(SocketAddr),
     #[error("the bearer token is too short ({0} characters; use at least 16)")]
     WeakToken(usize),
+    #[error("accepting any Host name (--allowed-host '*') needs a bearer token (HANDRAIL_TOKEN or --token-file)")]
+    AnyHostWithoutToken,
 }
 
 /// Serves one client over stdin/stdout until it disconnects.
@@ -47,7 +51,9 @@ pub struct HttpOptions {
     pub addr: SocketAddr,
     /// Required for any non-loopback address.
     pub token: Option<String>,
-    /// Host names (or host:port) accepted in the `Host` header besides loopback names.
+    /// Host names (or host:port) accepted in the `Host` header besides loopback names; `*` accepts
+    /// any (only with a token: behind a bearer token a rebound name gains a page nothing, and in a pod
+    /// the driver may use a pod IP, a Service name or a headless per-pod name).
     pub extra_hosts: Vec<String>,
     /// Browser origins accepted besides loopback pages.
     pub extra_origins: Vec<String>,
@@ -85,7 +91,7 @@ impl HttpServer {
     }
 }
 
-type Body = BoxBody<Bytes, std::convert::Infallible>;
+pub(crate) type Body = BoxBody<Bytes, std::convert::Infallible>;
 
 fn plain(status: StatusCode, text: &str) -> Response<Body> {
     let mut response = Response::new(Full::new(Bytes::from(text.to_string())).boxed());
@@ -125,21 +131,30 @@ pub async fn serve_http(server: HandrailServer, options: HttpOptions) -> Result<
         .map_err(|source| ServeError::Bind { addr: options.addr, source })?;
     let local_addr = listener.local_addr().map_err(|source| ServeError::Bind { addr: options.addr, source })?;
 
+    let any_host = options.extra_hosts.iter().any(|h| h.trim() == "*");
+    if any_host && options.token.is_none() {
+        return Err(ServeError::AnyHostWithoutToken);
+    }
     let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into(), "[::1]".into()];
     if !options.addr.ip().is_unspecified() && !loopback {
         hosts.push(options.addr.ip().to_string());
     }
-    hosts.extend(options.extra_hosts.iter().cloned());
+    hosts.extend(options.extra_hosts.iter().filter(|h| h.trim() != "*").cloned());
     let mut origins: Vec<String> =
         vec!["http://localhost:*".into(), "http://127.0.0.1:*".into(), "http://[::1]:*".into()];
     origins.extend(options.extra_origins.iter().cloned());
+    let allowed = Arc::new(Allowed { hosts: (!any_host).then(|| hosts.clone()), origins: origins.clone() });
 
     let stop = CancellationToken::new();
-    let config = StreamableHttpServerConfig::default()
+    let mut config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(hosts)
         .with_allowed_origins(origins)
         .enforce_origin_validation()
         .with_cancellation_token(stop.child_token());
+    if any_host {
+        config = config.disable_allowed_hosts();
+    }
+    let desktop = server.clone();
     let service = Arc::new(StreamableHttpService::new(
         move || Ok(server.clone()),
         Arc::new(LocalSessionManager::default()),
@@ -162,16 +177,24 @@ pub async fn serve_http(server: HandrailServer, options: HttpOptions) -> Result<
             };
             let service = service.clone();
             let token = token.clone();
+            let desktop = desktop.clone();
+            let allowed = allowed.clone();
             let conn_stop = accept_stop.clone();
             tokio::spawn(async move {
                 let handler = hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
                     let service = service.clone();
                     let token = token.clone();
+                    let desktop = desktop.clone();
+                    let allowed = allowed.clone();
                     async move {
+                        if is_service_path(request.uri().path()) {
+                            let authorized = authorized(&request, token.as_deref());
+                            return Ok(crate::service::handle(request, &desktop, &allowed, authorized).await);
+                        }
                         if request.uri().path() != "/mcp" {
                             return Ok::<_, std::convert::Infallible>(plain(
                                 StatusCode::NOT_FOUND,
-                                "handrail serves MCP at /mcp\n",
+                                "handrail serves MCP at /mcp (and /healthz, /readyz, POST /reset)\n",
                             ));
                         }
                         if !authorized(&request, token.as_deref()) {

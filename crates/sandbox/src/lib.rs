@@ -39,12 +39,18 @@
 //! (`sh`), which holds the read end of a pipe whose only write end is in the owner, wakes on EOF and
 //! kills everything with the marker and removes the root.
 //!
+//! # Apps
+//! [`Sandbox::process_handle`] gives a [`SandboxProcesses`]: which processes are apps (everything
+//! carrying the marker that does not descend from the desktop's own processes) and a way to close them
+//! all between tasks while the desktop stays up.
+//!
 //! # Signals
 //! [`Sandbox::run_until_signal`] and [`run_inside`] install SIGINT/SIGTERM/SIGHUP handlers (a
 //! self-pipe, see [`SignalWatcher`]) so Ctrl-C stops the desktop cleanly.
 //!
 //! Linux only (uses /proc, prctl, pidfd).
 
+mod apps;
 mod error;
 mod log;
 mod procs;
@@ -54,6 +60,7 @@ mod signals;
 mod wayland;
 mod x11;
 
+pub use apps::{AppProcess, ClosedApp, ClosedApps, SandboxProcesses};
 pub use error::SandboxError;
 pub use log::log_to_stderr;
 pub use procs::{marked_processes, MARKER_VAR};

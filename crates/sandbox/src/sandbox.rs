@@ -15,6 +15,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use log::{debug, info, warn};
 
+use crate::apps::SandboxProcesses;
 use crate::error::SandboxError;
 use crate::procs::{
     self, identity, marked_processes, pidfd_open, poll_readable, run_helper, send_signal, tail_file, tie_to_parent,
@@ -924,6 +925,12 @@ impl Sandbox {
     /// Live processes carrying this sandbox's marker right now.
     pub fn processes(&self) -> Vec<u32> {
         marked_processes(&self.id)
+    }
+
+    /// A handle that tells the sandbox's apps from its own processes and closes the apps, for use on
+    /// another thread while the sandbox runs (see [`SandboxProcesses`]).
+    pub fn process_handle(&self) -> SandboxProcesses {
+        SandboxProcesses::new(&self.id, self.infra.iter().map(|t| (t.name, t.child.id())))
     }
 
     /// Which of the sandbox's own processes has exited, if any (the desktop is broken then).

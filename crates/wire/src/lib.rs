@@ -1,7 +1,8 @@
 //! handrail's JSON shapes, shared by every edge, as types: decoding `computer` arguments
 //! ([`args`]), the structured result of a call ([`result`], versioned), `read_image`'s result
-//! ([`image`]), the audit record ([`audit`]), a trace's step ([`trace`]) and the JSON Schemas generated
-//! from them ([`schema`]).
+//! ([`image`]), the audit record ([`audit`]), a trace's step ([`trace`]), the desktop service's
+//! health, readiness and reset answers ([`service`]) and the JSON Schemas generated from them
+//! ([`schema`]).
 //! The engine never sees JSON; edges never build these shapes by hand.
 
 pub mod args;
@@ -9,6 +10,7 @@ pub mod audit;
 pub mod image;
 pub mod result;
 pub mod schema;
+pub mod service;
 pub mod tool;
 pub mod trace;
 
@@ -16,6 +18,7 @@ pub use args::{decode_args, DecodeError, PARAMETERS};
 pub use audit::{rfc3339_utc, AuditContext, AuditRecord, AuditTarget};
 pub use image::{ImageStatus, ReadImageResult};
 pub use result::{ComputerResult, RESULT_VERSION};
+pub use service::{Health, Readiness, ResetReport, ResetRequest, ServiceError, SERVICE_VERSION};
 pub use trace::TraceStep;
 
 use handrail_core::{Outcome, RawArgs};

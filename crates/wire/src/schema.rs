@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 use crate::audit::AuditRecord;
 use crate::image::ReadImageResult;
 use crate::result::ComputerResult;
+use crate::service::ResetReport;
 
 /// The keyword a property carries when it is left out instead of being `null`.
 pub(crate) const OMITTED_WHEN_ABSENT: &str = "x-omitted-when-absent";
@@ -58,4 +59,9 @@ pub fn read_image_result() -> Map<String, Value> {
 /// The schema of one audit log line.
 pub fn audit_record() -> Map<String, Value> {
     object_schema::<AuditRecord>()
+}
+
+/// The schema of `POST /reset`'s answer.
+pub fn reset_report() -> Map<String, Value> {
+    object_schema::<ResetReport>()
 }

@@ -4,6 +4,8 @@
 //! - [`input`]: XTEST pointer, buttons, wheel, keys and text of any script.
 //! - [`windows`]: EWMH frontmost window and activation, apps from XDG desktop entries, a browser
 //!   launched with accessibility on.
+//! - [`tidy`]: what a reset needs from the X server: the windows left, ending a window's client,
+//!   emptying the selections.
 //! - [`settle`]: waits on DAMAGE events until the screen is quiet, ignoring regions that were already
 //!   animating.
 //!
@@ -17,6 +19,7 @@ mod held;
 pub mod input;
 mod monitors;
 pub mod settle;
+pub mod tidy;
 pub mod windows;
 
 use std::sync::Arc;

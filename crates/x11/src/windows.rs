@@ -21,7 +21,7 @@
 //! with a short re-check interval for what X does not announce (a child exiting). If that connection
 //! cannot be opened, waits fall back to polling.
 
-mod stack;
+pub(crate) mod stack;
 mod watch;
 
 use std::collections::HashMap;

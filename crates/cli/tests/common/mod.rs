@@ -1,6 +1,8 @@
 //! An agent driving the engine on a real desktop, shared by the desktop tests of this crate.
 #![allow(dead_code)]
 
+pub mod tools;
+
 use handrail_core::{Engine, Mode, Outcome, RawArgs, Turn};
 use handrail_sandbox::{Sandbox, REMOVED_ENV};
 use handrail_x11::windows::LaunchEnv;

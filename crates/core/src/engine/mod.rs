@@ -44,6 +44,7 @@ mod visited;
 
 pub use config::{Budgets, Config, Knobs, Markers, Vision, UNSUPPORTED};
 pub use hooks::{CallHooks, Confirm, Progress};
+pub use observe::{WarmUp, WarmUpError};
 pub use turns::Turn;
 
 use stop::Stop;
@@ -140,6 +141,12 @@ impl Engine {
     /// Takes the hooks of the last call back.
     pub fn take_hooks(&mut self) -> CallHooks {
         CallHooks { confirm: self.confirm.take(), progress: self.progress.take(), cancel: self.cancel.take() }
+    }
+
+    /// The desktop the engine drives, for edges that look at it outside a call (a reset listing the
+    /// windows it closed). Calls never go around the engine through it.
+    pub fn desktop(&self) -> &Desktop {
+        &self.desktop
     }
 
     pub fn config(&self) -> &Config {

@@ -16,6 +16,25 @@ use crate::observation::{Element, FrontWindow, InspectDetail, Observation};
 use crate::outcome::{Outcome, Reason, Status};
 use crate::request::ActionKind;
 
+/// What a warm-up look saw.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WarmUp {
+    pub elements: usize,
+    pub ax: handrail_platform::AxHealth,
+    pub ocr: OcrHealth,
+    /// From the capture to the merged element list.
+    pub took: Duration,
+}
+
+/// Why a warm-up look did not happen.
+#[derive(Debug, thiserror::Error)]
+pub enum WarmUpError {
+    #[error("the model cannot see (or is not declared to), so the desktop is not looked at")]
+    VisionRequired,
+    #[error("the desktop failed: {0}")]
+    Desktop(PlatformError),
+}
+
 /// A fresh look at the screen before publication.
 pub(super) struct Fresh {
     pub(super) obs: Observation,
@@ -33,6 +52,26 @@ impl Engine {
             Ok(fresh) => self.published(Status::Ok, action, summary, fresh),
             Err(e) => self.platform_error(action, summary, e),
         }
+    }
+
+    /// Looks at the screen once without publishing anything: no observation id, no budget, no turn
+    /// state. It fills the caches a first look pays for (the accessibility walk, OCR of every tile),
+    /// so a desktop service can say it is ready only once it has really seen its screen, and its first
+    /// call is as fast as any other. A model that cannot see gets the gate's refusal and the desktop
+    /// is not touched.
+    pub fn warm_up(&mut self) -> Result<WarmUp, WarmUpError> {
+        if self.config.vision != super::Vision::Capable {
+            return Err(WarmUpError::VisionRequired);
+        }
+        let t0 = self.desktop.clock.now();
+        let mut scratch = IdTracker::continuing_from(self.session.tracker.last_issued());
+        let fresh = observe(&self.desktop, &self.config, &mut scratch, None, false).map_err(WarmUpError::Desktop)?;
+        Ok(WarmUp {
+            elements: fresh.obs.elements.len(),
+            ax: fresh.obs.ax,
+            ocr: fresh.obs.ocr,
+            took: self.desktop.clock.now().saturating_sub(t0),
+        })
     }
 
     pub(super) fn inspect(&mut self, action: ActionKind, summary: String, region: Rect) -> Outcome {

@@ -1,0 +1,300 @@
+//! The desktop service beside `/mcp`: `GET /healthz`, `GET /readyz` (ready only after a first real
+//! observation) and `POST /reset`, on a real sandbox. What a reset leaves is read from the X server
+//! itself (`xprop` for the managed windows, `xclip` for the clipboard) and from the browser's own
+//! command line and profile folder, never from handrail's own answer; MCP calls are raw stateless
+//! (2026-07-28) requests, so no client library is involved. How long a reset takes is measured in
+//! `bench/scale`, not asserted here.
+//!
+//! Every test that starts a desktop holds `SERIAL`, so one sandbox runs at a time on small machines.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use common::tools::{workspace, Served};
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+const TOKEN: &str = "service-test-token-0123456789";
+
+/// A chunked body, joined.
+fn dechunk(body: &str) -> String {
+    let mut out = String::new();
+    let mut rest = body;
+    while let Some((size, tail)) = rest.split_once("\r\n") {
+        let Ok(n) = usize::from_str_radix(size.trim(), 16) else { return body.to_string() };
+        if n == 0 || tail.len() < n {
+            break;
+        }
+        out.push_str(&tail[..n]);
+        rest = tail[n..].trim_start_matches("\r\n");
+    }
+    out
+}
+
+/// One raw HTTP/1.1 request: status, headers and body (de-chunked).
+fn http(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> (u16, String, String) {
+    let mut stream = TcpStream::connect(addr).expect("connect");
+    stream.set_read_timeout(Some(Duration::from_secs(60))).expect("timeout");
+    let mut request = format!("{method} {path} HTTP/1.1\r\n");
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        request.push_str(&format!("Host: {addr}\r\n"));
+    }
+    for (k, v) in headers {
+        request.push_str(&format!("{k}: {v}\r\n"));
+    }
+    request.push_str(&format!("Content-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len()));
+    stream.write_all(request.as_bytes()).expect("send");
+    let mut response = Vec::new();
+    let _ = stream.read_to_end(&mut response);
+    let text = String::from_utf8_lossy(&response).to_string();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let chunked = head.to_ascii_lowercase().contains("transfer-encoding: chunked");
+    (status, head.to_string(), if chunked { dechunk(body) } else { body.to_string() })
+}
+
+fn bearer() -> String {
+    format!("Bearer {TOKEN}")
+}
+
+fn get_json(addr: &str, path: &str) -> (u16, Value) {
+    let (status, _, body) = http(addr, "GET", path, &[], "");
+    (status, serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: not JSON ({e}): {body}")))
+}
+
+fn reset(addr: &str, headers: &[(&str, &str)], body: &str) -> (u16, Value) {
+    let (status, _, text) = http(addr, "POST", "/reset", headers, body);
+    (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+}
+
+/// A `computer` call as a raw stateless request; the structured result.
+fn computer(addr: &str, turn: &str, args: Value) -> Value {
+    let auth = bearer();
+    let request = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "computer", "arguments": args, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "handrail/turn": turn,
+        }},
+    });
+    let headers = [
+        ("Authorization", auth.as_str()),
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "computer"),
+    ];
+    let (status, _, body) = http(addr, "POST", "/mcp", &headers, &request.to_string());
+    assert_eq!(status, 200, "{body}");
+    let data = body.lines().find_map(|l| l.strip_prefix("data: ")).unwrap_or(&body);
+    let message: Value = serde_json::from_str(data).unwrap_or_else(|e| panic!("not JSON-RPC ({e}): {body}"));
+    message["result"]["structuredContent"].clone()
+}
+
+/// The managed windows' ids, read from the X server (`_NET_CLIENT_LIST`).
+fn x_window_ids(display: &str) -> Vec<String> {
+    let out = Command::new("xprop").args(["-display", display, "-root", "_NET_CLIENT_LIST"]).output().expect("xprop");
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.split('#')
+        .nth(1)
+        .map(|l| l.split(',').map(|s| s.trim().to_string()).filter(|s| s.starts_with("0x")).collect())
+        .unwrap_or_default()
+}
+
+/// The managed windows' titles (each one's `_NET_WM_NAME`).
+fn x_windows(display: &str) -> Vec<String> {
+    x_window_ids(display)
+        .iter()
+        .map(|id| {
+            let out = Command::new("xprop").args(["-display", display, "-id", id, "_NET_WM_NAME"]).output();
+            out.map(|o| String::from_utf8_lossy(&o.stdout).split('"').nth(1).unwrap_or_default().to_string())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// What the clipboard holds, asked of the X server by `xclip` (`<none>` when no client owns it).
+fn clipboard(display: &str) -> String {
+    let out = Command::new("xclip")
+        .args(["-display", display, "-selection", "clipboard", "-o"])
+        .output()
+        .expect("xclip runs (scripts/setup-desktop installs it)");
+    if out.status.success() {
+        format!("clipboard={}", String::from_utf8_lossy(&out.stdout).trim())
+    } else {
+        "clipboard=<none>".to_string()
+    }
+}
+
+/// The managed browser's profile folder in the sandbox of the `handrail serve` process `pid`:
+/// `browser` in the sandbox's private root (`handrail-sandbox-PID-…` in the temporary folder).
+fn browser_profile(pid: u32) -> Option<PathBuf> {
+    let prefix = format!("handrail-sandbox-{pid}-");
+    [std::env::temp_dir(), PathBuf::from("/tmp")].iter().find_map(|base| {
+        std::fs::read_dir(base).ok()?.flatten().find_map(|entry| {
+            let root = entry.path();
+            let named = entry.file_name().to_string_lossy().starts_with(&prefix);
+            named.then(|| root.join("browser")).filter(|p| p.is_dir())
+        })
+    })
+}
+
+fn wait_for(what: &str, timeout: Duration, mut ok: impl FnMut() -> bool) {
+    let deadline = Instant::now() + timeout;
+    while !ok() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+const TASK_PAGE: &str = "<html><head><title>Task page</title></head><body><button>Go</button></body></html>";
+
+#[test]
+fn reset_closes_every_app_and_window_empties_the_clipboard_and_starts_a_new_turn() {
+    let _serial = serial();
+    let traces = std::env::temp_dir().join(format!("handrail-task-traces-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&traces);
+    let holder = workspace().join("testdata/apps/clipboard_gtk.py");
+    let holder = holder.to_str().expect("path");
+    let traces_arg = traces.to_str().expect("path");
+    let args = ["--sandbox", "--vision", "yes", "--task-traces", traces_arg, "--", holder, "hold", "Clipboard holder"];
+    let served = Served::start(&[&args[..], &["secret of the last task"]].concat(), &[("HANDRAIL_TOKEN", TOKEN)]);
+    let addr = served.addr();
+    let display = served.display.clone().expect("the sandbox's display");
+
+    // Liveness needs no token; readiness turns on once the first observation is done.
+    let (status, health) = get_json(&addr, "/healthz");
+    assert_eq!((status, health["alive"].as_bool()), (200, Some(true)), "{health}");
+    wait_for("readiness", Duration::from_secs(60), || get_json(&addr, "/readyz").0 == 200);
+    let (_, ready) = get_json(&addr, "/readyz");
+    assert!(ready["first_observation_ms"].as_u64().is_some(), "{ready}");
+    assert_eq!(ready["resets"], 0);
+
+    // The last task's state: an app of the sandbox holding the clipboard, an X client from outside
+    // the sandbox, the browser on a page.
+    let mut outsider = Command::new("xterm")
+        .args(["-T", "Outside xterm"])
+        .env("DISPLAY", &display)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("xterm starts");
+    wait_for("both windows", Duration::from_secs(30), || x_windows(&display).len() >= 2);
+    wait_for("the clipboard", Duration::from_secs(10), || clipboard(&display) == "clipboard=secret of the last task");
+    let page = handrail_testkit::serve_page(TASK_PAGE);
+    let opened = computer(&addr, "task-1", json!({"action": "open_url", "url": page}));
+    assert_eq!(opened["status"], "ok", "{opened}");
+    let before = x_window_ids(&display);
+    assert_eq!(before.len(), 3, "{:?}", x_windows(&display));
+    // Something of the last task in the browser's profile: it must not be there for the next one.
+    let profile = browser_profile(served.child.id()).expect("the browser's profile folder");
+    assert!(profile.join("Default").is_dir(), "a used profile: {}", profile.display());
+    std::fs::write(profile.join("left-by-the-last-task"), "x").expect("a file in the profile");
+    let old_obs = opened["latest_observation"].as_str().expect("an observation id").to_string();
+
+    // Refused requests change nothing.
+    let auth = bearer();
+    let json_type = ("Content-Type", "application/json");
+    assert_eq!(reset(&addr, &[], "").0, 401);
+    assert_eq!(reset(&addr, &[("Authorization", "Bearer not-the-token-at-all")], "").0, 401);
+    let host = ("Host", "evil.example");
+    assert_eq!(reset(&addr, &[host, ("Authorization", auth.as_str())], "").0, 403);
+    let evil = ("Origin", "http://evil.example");
+    assert_eq!(reset(&addr, &[("Authorization", auth.as_str()), evil], "").0, 403);
+    let (status, answer) = reset(&addr, &[("Authorization", auth.as_str()), json_type], "{\"turns\": \"x\"}");
+    assert_eq!(status, 400, "{answer}");
+    assert!(answer["error"].as_str().is_some_and(|e| e.contains("turns")), "{answer}");
+    let (status, answer) = reset(&addr, &[("Authorization", auth.as_str()), json_type], "{\"mode\": \"robot\"}");
+    assert_eq!(status, 400, "{answer}");
+    assert_eq!(http(&addr, "GET", "/reset", &[("Authorization", auth.as_str())], "").0, 405);
+    assert_eq!(x_window_ids(&display), before, "a refused reset closed something");
+    assert_eq!(get_json(&addr, "/readyz").1["resets"], 0);
+
+    let (status, report) = reset(
+        &addr,
+        &[("Authorization", auth.as_str()), json_type],
+        "{\"turn\": \"task-2\", \"intent\": \"open the page\", \"trace\": true}",
+    );
+    assert_eq!(status, 200, "{report}\n{}", served.log());
+    assert_eq!(report["clean"], true, "{report}");
+    assert_eq!(report["turn"], "task-2");
+    assert!(report["duration_ms"].as_u64().is_some(), "{report}");
+    let closed = report["closed"].as_array().expect("closed");
+    let names: Vec<&str> = closed.iter().filter_map(|c| c["name"].as_str()).collect();
+    assert!(names.contains(&"chromium"), "{report}");
+    assert!(closed.iter().any(|c| c["windows"][0] == "Clipboard holder"), "the holder, by its window: {report}");
+    assert!(closed.iter().any(|c| c["windows"][0].as_str().is_some_and(|t| t.contains("Task page"))), "{report}");
+    assert!(!names.iter().any(|n| n.starts_with("at-spi") || n.starts_with("dbus")), "the desktop's own: {report}");
+    assert_eq!(report["windows_closed"], json!(["Outside xterm"]), "{report}");
+    assert_eq!(report["browser_profile"], "replaced");
+    assert_eq!(report["clipboard"], "empty");
+    assert!(report["traces"]["recording"].as_str().is_some(), "{report}");
+
+    // What the X server says.
+    assert_eq!(x_windows(&display), Vec::<String>::new());
+    assert_eq!(clipboard(&display), "clipboard=<none>");
+    assert!(!profile.exists(), "the old profile is still in place: {}", profile.display());
+    wait_for("the outside xterm to exit", Duration::from_secs(5), || matches!(outsider.try_wait(), Ok(Some(_))));
+
+    // The old observation is stale in the new turn; the desktop is ready and reset once.
+    let stale = computer(&addr, "task-2", json!({"action": "click", "observation_id": old_obs, "element_id": "e1"}));
+    assert!(matches!(stale["status"].as_str(), Some("stale" | "refused" | "error")), "{stale}");
+    assert_ne!(stale["status"], "ok", "{stale}");
+    let (status, ready) = get_json(&addr, "/readyz");
+    assert_eq!((status, ready["resets"].as_u64()), (200, Some(1)), "{ready}");
+    let seen = computer(&addr, "task-2", json!({"action": "see"}));
+    assert_eq!(seen["status"], "ok", "{seen}");
+    assert!(seen["observation"]["elements"].as_array().is_some_and(|e| e.is_empty()), "{seen}");
+
+    // The browser starts again with a new profile.
+    let reopened = computer(&addr, "task-2", json!({"action": "open_url", "url": page}));
+    assert_eq!(reopened["status"], "ok", "{reopened}");
+    let fresh = browser_profile(served.child.id()).expect("the new browser's profile folder");
+    assert!(fresh.is_dir(), "{}", fresh.display());
+    assert!(!fresh.join("left-by-the-last-task").exists(), "the browser reopened the last task's profile");
+
+    assert!(served.stop().success());
+    let recorded = std::fs::read_dir(&traces).expect("task traces").flatten().map(|e| e.path()).collect::<Vec<_>>();
+    assert_eq!(recorded.len(), 1, "{recorded:?}");
+    assert!(recorded[0].ends_with("0001-task-2"), "{recorded:?}");
+    assert!(recorded[0].join("report.html").exists(), "the task trace's report is written on stop");
+    let _ = std::fs::remove_dir_all(&traces);
+}
+
+#[test]
+fn desktops_that_are_not_a_sandbox_are_ready_but_never_reset() {
+    let _serial = serial();
+    let served = Served::start(&["--simulated", "--vision", "yes"], &[("HANDRAIL_TOKEN", TOKEN)]);
+    wait_for("readiness", Duration::from_secs(30), || get_json(&served.addr(), "/readyz").0 == 200);
+    let auth = bearer();
+    let (status, answer) = reset(&served.addr(), &[("Authorization", auth.as_str())], "");
+    assert_eq!(status, 501, "{answer}");
+    assert!(answer["error"].as_str().is_some_and(|e| e.contains("--sandbox")), "{answer}");
+    assert_eq!(get_json(&served.addr(), "/readyz").1["resets"], 0);
+}
+
+#[test]
+fn a_model_that_cannot_see_is_alive_but_never_ready() {
+    let _serial = serial();
+    let served = Served::start(&["--sandbox", "--vision", "no"], &[("HANDRAIL_TOKEN", TOKEN)]);
+    let (status, health) = get_json(&served.addr(), "/healthz");
+    assert_eq!(status, 200, "{health}");
+    std::thread::sleep(Duration::from_millis(300));
+    let (status, ready) = get_json(&served.addr(), "/readyz");
+    assert_eq!(status, 503, "{ready}");
+    assert!(ready["why"].as_str().is_some_and(|w| w.contains("cannot see")), "{ready}");
+}

@@ -1,0 +1,58 @@
+"""Fixtures of the Python client's tests: a real private desktop (`handrail serve --sandbox`, the
+binary in `$HANDRAIL_BIN`) and task pages served on 127.0.0.1. Nothing is mocked."""
+
+from __future__ import annotations
+
+import http.server
+import threading
+
+import pytest
+
+from handrail import LocalDesktop
+from handrail.local import find_binary
+
+PAGES = {
+    "/button.html": """<!doctype html><html><head><title>Button task</title></head><body>
+<h1 id="status">Waiting</h1>
+<button onclick="document.getElementById('status').textContent='Thanks';document.title='Done task'"
+        style="font-size:32px">Finish</button></body></html>""",
+}
+
+
+class _Pages(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = PAGES.get(self.path)
+        if body is None:
+            self.send_error(404)
+            return
+        data = body.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="session")
+def pages():
+    """The base URL of the task pages."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Pages)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def binary():
+    return find_binary()
+
+
+@pytest.fixture(scope="module")
+def desktop(binary):
+    """One private desktop for a test module, ready (observed once) before the first test."""
+    with LocalDesktop(binary) as d:
+        d.wait_ready(120)
+        yield d
