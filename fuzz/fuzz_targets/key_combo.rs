@@ -13,9 +13,9 @@
 
 #![no_main]
 
-use handrail_core::guard::hotkey::{dangerous_hotkey, hotkey_refusal};
+use handrail_core::guard::hotkey::hotkey_refusal;
 use handrail_core::keys::{canonical, parse_key_combo, KeyParseError, MAX_KEYS_LEN};
-use handrail_platform::{KeyCombo, Modifiers};
+use handrail_platform::{Key, KeyCombo, KeyPolicy, Modifiers};
 use libfuzzer_sys::arbitrary::{self, Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
 
@@ -96,20 +96,18 @@ const KEYS: &[(&str, &str)] = &[
     ("backslash", "\\"),
 ];
 
-/// The rule table of `guard::hotkey`, restated: shift+delete; super with delete or backspace;
+/// The Linux key policy's dangerous rules, restated: shift+delete; super with delete or backspace;
 /// ctrl+alt with backspace, delete or F1…F12; ctrl+alt+shift with page up or down. Extra modifiers
 /// never make one safe.
 fn dangerous_model(c: &KeyCombo) -> bool {
     let m = c.modifiers;
     let ctrl_alt = m.ctrl && m.alt;
-    let vt = c.key.strip_prefix('f').and_then(|n| n.parse::<u8>().ok()).is_some_and(|n| (1..=12).contains(&n))
-        && c.key.len() <= 3
-        && !c.key[1..].starts_with('0');
-    match c.key.as_str() {
-        "delete" => m.shift || m.super_key || ctrl_alt,
-        "backspace" => m.super_key || ctrl_alt,
-        "page_up" | "page_down" => ctrl_alt && m.shift,
-        _ => ctrl_alt && vt,
+    match c.key {
+        Key::Delete => m.shift || m.super_key || ctrl_alt,
+        Key::Backspace => m.super_key || ctrl_alt,
+        Key::PageUp | Key::PageDown => ctrl_alt && m.shift,
+        Key::F(n) => ctrl_alt && (1..=12).contains(&n),
+        _ => false,
     }
 }
 
@@ -189,9 +187,10 @@ fn judged(c: &KeyCombo) {
     let canon = canonical(c);
     assert_eq!(parse_key_combo(&canon).as_ref(), Ok(c), "canonical form {canon:?} does not parse back");
     assert!(canon.chars().count() <= MAX_KEYS_LEN);
-    let verdict = dangerous_hotkey(c);
+    let linux = KeyPolicy::linux();
+    let verdict = linux.dangerous(c);
     assert_eq!(verdict.is_some(), dangerous_model(c), "guard verdict on {canon:?}");
-    match hotkey_refusal(c) {
+    match hotkey_refusal(c, &linux) {
         Some(msg) => {
             assert!(verdict.is_some());
             assert!(msg.contains(&canon), "the refusal names {canon:?}: {msg}");
@@ -202,7 +201,7 @@ fn judged(c: &KeyCombo) {
         for extra in [Mod::Ctrl, Mod::Alt, Mod::Shift, Mod::Super] {
             let mut more = c.clone();
             set(&mut more.modifiers, extra);
-            assert!(dangerous_hotkey(&more).is_some(), "{canon:?} plus {} became safe", extra.name());
+            assert!(linux.dangerous(&more).is_some(), "{canon:?} plus {} became safe", extra.name());
         }
     }
 }
@@ -311,6 +310,7 @@ fn modelled(sp: &Spelling) {
     for m in mods {
         set(&mut modifiers, m);
     }
+    let key = Key::from_name(&key).expect("the model's key names are canonical");
     let want = KeyCombo { modifiers, key };
     assert_eq!(got.as_ref(), Ok(&want), "{input:?}");
     judged(&want);

@@ -86,11 +86,11 @@ pub fn triggers(pressed: &KeyCombo, binding: &KeyCombo) -> bool {
         return false;
     }
     let (p, b) = (pressed.modifiers, binding.modifiers);
-    let single_char = binding.key.chars().count() == 1;
-    if b.is_empty() && single_char {
+    let character = binding.key.as_char();
+    if b.is_empty() && character.is_some() {
         return !p.ctrl && !p.super_key;
     }
-    let shift_matters = !binding.key.chars().all(char::is_alphabetic) || !single_char;
+    let shift_matters = !character.is_some_and(char::is_alphabetic);
     p.ctrl == b.ctrl && p.alt == b.alt && p.super_key == b.super_key && (!shift_matters || p.shift == b.shift)
 }
 

@@ -6,7 +6,7 @@
 //! modifiers are harmless. Anything we cannot map with certainty is refused with an error that says what
 //! would have worked, never guessed.
 
-use handrail_platform::{KeyCombo, Modifiers};
+use handrail_platform::{Key, KeyCombo, Modifiers};
 
 /// Longest accepted `keys` string, in characters. Real combinations are a few dozen characters at most;
 /// the cap keeps error messages (which quote the input) short.
@@ -69,12 +69,12 @@ enum Modifier {
 }
 
 impl Modifier {
-    fn name(self) -> &'static str {
+    fn key(self) -> Key {
         match self {
-            Modifier::Ctrl => "ctrl",
-            Modifier::Alt => "alt",
-            Modifier::Shift => "shift",
-            Modifier::Super => "super",
+            Modifier::Ctrl => Key::Ctrl,
+            Modifier::Alt => Key::Alt,
+            Modifier::Shift => Key::Shift,
+            Modifier::Super => Key::Super,
         }
     }
 
@@ -179,7 +179,7 @@ const KEY_ALIASES: &[(&str, &str)] = &[
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Token {
     Modifier(Modifier),
-    Key(String),
+    Key(Key),
 }
 
 /// Parses a key combination such as `ctrl+shift+t`, `CMD+Delete` or `return`.
@@ -204,7 +204,7 @@ pub fn parse_key_combo(input: &str) -> Result<KeyCombo, KeyParseError> {
     }
 
     let mut modifiers: Vec<Modifier> = Vec::new();
-    let mut key: Option<String> = None;
+    let mut key: Option<Key> = None;
     for segment in trimmed.split('+') {
         let segment = segment.trim();
         if segment.is_empty() {
@@ -216,9 +216,9 @@ pub fn parse_key_combo(input: &str) -> Result<KeyCombo, KeyParseError> {
                     modifiers.push(m);
                 }
             }
-            Token::Key(k) => match &key {
-                Some(existing) if *existing != k => {
-                    return Err(KeyParseError::MultipleKeys { first: existing.clone(), second: k });
+            Token::Key(k) => match key {
+                Some(existing) if existing != k => {
+                    return Err(KeyParseError::MultipleKeys { first: existing.to_string(), second: k.to_string() });
                 }
                 _ => key = Some(k),
             },
@@ -230,7 +230,7 @@ pub fn parse_key_combo(input: &str) -> Result<KeyCombo, KeyParseError> {
         Some(k) => k,
         // Modifiers only: the highest one in canonical order is the key pressed.
         None => match modifiers.pop() {
-            Some(m) => m.name().to_string(),
+            Some(m) => m.key(),
             None => return Err(KeyParseError::Empty),
         },
     };
@@ -244,7 +244,7 @@ pub fn parse_key_combo(input: &str) -> Result<KeyCombo, KeyParseError> {
 /// The canonical spelling of a combination: its `Display` form, except that the plus key is written
 /// `plus` so that the string parses back to the same combination (`ctrl++` is an input error).
 pub fn canonical(combo: &KeyCombo) -> String {
-    if combo.key == "+" {
+    if combo.key == Key::Char('+') {
         let mut out = String::new();
         for m in combo.modifiers.names() {
             out.push_str(m);
@@ -260,7 +260,7 @@ pub fn canonical(combo: &KeyCombo) -> String {
 fn parse_segment(segment: &str) -> Result<Token, KeyParseError> {
     let mut chars = segment.chars();
     if let (Some(c), None) = (chars.next(), chars.next()) {
-        return Ok(Token::Key(single_char_key(c)));
+        return Ok(Token::Key(Key::Char(single_char_key(c))));
     }
     let name = normalise_name(segment);
     if let Some(t) = lookup(&name) {
@@ -287,11 +287,11 @@ fn parse_segment(segment: &str) -> Result<Token, KeyParseError> {
 
 /// A one-character key: letters are lower-cased unless lower-casing would produce several characters
 /// (which could not be parsed back as one key).
-fn single_char_key(c: char) -> String {
+fn single_char_key(c: char) -> char {
     let mut lower = c.to_lowercase();
     match (lower.next(), lower.next()) {
-        (Some(l), None) => l.to_string(),
-        _ => c.to_string(),
+        (Some(l), None) => l,
+        _ => c,
     }
 }
 
@@ -309,12 +309,12 @@ fn lookup(name: &str) -> Option<Token> {
         return Some(Token::Modifier(m));
     }
     if let Some((_, canon)) = KEY_ALIASES.iter().find(|(n, _)| *n == name) {
-        return Some(Token::Key((*canon).to_string()));
+        return Key::from_name(canon).map(Token::Key);
     }
-    let n: u32 = name.strip_prefix('f')?.parse().ok()?;
+    let n: u8 = name.strip_prefix('f')?.parse().ok()?;
     // `parse` accepts "+1" and "01"; only the plain spelling is a function key name.
     if (1..=24).contains(&n) && name[1..] == n.to_string() {
-        return Some(Token::Key(name.to_string()));
+        return Some(Token::Key(Key::F(n)));
     }
     None
 }
@@ -397,7 +397,7 @@ mod tests {
                 other => panic!("bad modifier in test: {other}"),
             }
         }
-        KeyCombo { modifiers: m, key: key.to_string() }
+        KeyCombo { modifiers: m, key: Key::from_name(key).unwrap_or_else(|| panic!("bad key in test: {key}")) }
     }
 
     #[test]
@@ -584,7 +584,7 @@ mod tests {
             let input = parts.join("+");
             if let Ok(c) = parse_key_combo(&input) {
                 prop_assert_eq!(parse_key_combo(&canonical(&c)), Ok(c.clone()));
-                if c.key != "+" {
+                if c.key != Key::Char('+') {
                     prop_assert_eq!(parse_key_combo(&c.to_string()), Ok(c));
                 }
             }

@@ -145,5 +145,7 @@ pub fn not_opened_desktop() -> Desktop {
         clock: Box::new(crate::traits::SystemClock::default()),
         network: Box::new(NoNetworkPolicy),
         files: Box::new(NoShellFiles),
+        // Nothing is ever pressed here; the strictest known policy is as good as any.
+        keys: crate::KeyPolicy::linux(),
     }
 }

@@ -13,15 +13,17 @@ mod geometry;
 mod input;
 mod monitor;
 mod network;
+mod policy;
 pub mod traits;
 
 pub use cancel::{Cancel, CANCEL_CHECK_EVERY};
 pub use element::{AxHealth, AxNode, AxSnapshot, OcrHealth, OcrLine, Role, States};
 pub use frame::{EncodedImage, Frame};
 pub use geometry::{Point, Rect, Size};
-pub use input::{KeyCombo, Modifiers, MouseButton, ScrollDirection};
+pub use input::{Key, KeyCombo, Modifiers, MouseButton, ScrollDirection};
 pub use monitor::Monitor;
 pub use network::BlockedRequest;
+pub use policy::{KeyPolicy, KeyRule};
 pub use traits::{
     Accessibility, AxLimits, Clock, Desktop, Encoder, FileState, Input, Launched, NetworkPolicy, Ocr, Screen, Settle,
     SettleReport, SettleRequest, SettleWatch, ShellFiles, StackedWindow, SystemClock, TextRoute, WindowInfo,

@@ -320,6 +320,8 @@ pub struct Desktop {
     pub network: Box<dyn NetworkPolicy>,
     /// Which files a terminal's shell would overwrite; [`crate::absent::NoShellFiles`] when unknown.
     pub files: Box<dyn ShellFiles>,
+    /// What key combinations mean on this desktop's OS (paste, select all, dangerous hotkeys).
+    pub keys: crate::KeyPolicy,
 }
 
 impl std::fmt::Debug for Desktop {

@@ -215,6 +215,8 @@ impl SimDesktop {
             clock: Box::new(SimClock(s.clone())),
             network: Box::new(SimNetwork(s.clone())),
             files: Box::new(SimShellFiles(s.clone())),
+            // The simulated desktop plays a Linux desktop.
+            keys: handrail_platform::KeyPolicy::linux(),
         }
     }
 

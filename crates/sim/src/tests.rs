@@ -32,12 +32,12 @@ fn click(sim: &SimDesktop, d: &Desktop, id: WidgetId) {
 }
 
 fn key(d: &Desktop, name: &str) {
-    let combo = KeyCombo { modifiers: Modifiers::default(), key: name.to_string() };
+    let combo = KeyCombo::plain(handrail_platform::Key::from_name(name).expect("a key name"));
     d.input.key(&combo).unwrap();
 }
 
 fn ctrl(d: &Desktop, name: &str) {
-    let combo = KeyCombo { modifiers: Modifiers { ctrl: true, ..Modifiers::default() }, key: name.to_string() };
+    let combo = KeyCombo::ctrl(handrail_platform::Key::from_name(name).expect("a key name"));
     d.input.key(&combo).unwrap();
 }
 
@@ -255,7 +255,8 @@ fn tab_cycles_focus_and_return_activates() {
     assert_eq!(sim.widget(status).label, "ok");
     key(&d, "tab");
     assert_eq!(sim.focused(), Some(name), "disabled buttons are skipped");
-    let back = KeyCombo { modifiers: Modifiers { shift: true, ..Modifiers::default() }, key: "tab".into() };
+    let back =
+        KeyCombo { modifiers: Modifiers { shift: true, ..Modifiers::default() }, key: handrail_platform::Key::Tab };
     d.input.key(&back).unwrap();
     assert_eq!(sim.focused(), Some(ok));
     click(&sim, &d, off);

@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use handrail_platform::{
-    AxHealth, BlockedRequest, KeyCombo, Launched, MouseButton, PlatformError, Point, Rect, ScrollDirection, Size,
+    AxHealth, BlockedRequest, Key, KeyCombo, Launched, MouseButton, PlatformError, Point, Rect, ScrollDirection, Size,
     StackedWindow, WindowInfo, WindowKind as PlatformWindowKind,
 };
 
@@ -860,8 +860,7 @@ impl World {
         if m.ctrl || m.super_key {
             return None;
         }
-        let mut chars = combo.key.chars();
-        let (Some(letter), None) = (chars.next(), chars.next()) else { return None };
+        let letter = combo.key.as_char()?;
         let popup = self.open_windows().rev().find(|w| w.kind == WindowKind::Popup).map(|w| w.id);
         let win = if m.alt { popup.unwrap_or(front) } else { popup? };
         let w = self.window(win)?;
@@ -1010,17 +1009,17 @@ impl World {
         for c in text.chars() {
             let in_entry = self.focused().and_then(|id| self.widget(id)).is_some_and(|d| d.kind().is_entry());
             let key = match c {
-                '\t' => Some("tab".to_string()),
-                '\n' | '\r' => Some("return".to_string()),
-                ' ' if !in_entry => Some("space".to_string()),
-                _ if !in_entry => Some(c.to_string()),
+                '\t' => Some(Key::Tab),
+                '\n' | '\r' => Some(Key::Return),
+                ' ' if !in_entry => Some(Key::Space),
+                _ if !in_entry => Some(Key::Char(c)),
                 _ => None,
             };
             match key {
                 None => run.push(c),
                 Some(key) => {
                     self.flush_typed(&mut run);
-                    self.key(&KeyCombo { modifiers: Default::default(), key });
+                    self.key(&KeyCombo::plain(key));
                 }
             }
         }
@@ -1136,11 +1135,7 @@ fn printable(combo: &KeyCombo) -> Option<String> {
     if m.ctrl || m.alt || m.super_key {
         return None;
     }
-    let mut chars = combo.key.chars();
-    let ch = chars.next()?;
-    if chars.next().is_some() {
-        return None;
-    }
+    let ch = combo.key.as_char()?;
     Some(if m.shift { ch.to_uppercase().collect() } else { ch.to_string() })
 }
 

@@ -38,7 +38,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     shift: mods.contains("shift"),
                     super_key: mods.contains("super"),
                 };
-                desktop.input.key(&handrail_platform::KeyCombo { modifiers, key: key.to_owned() })?;
+                let key = handrail_platform::Key::from_name(key).ok_or_else(|| format!("no key named {key:?}"))?;
+                desktop.input.key(&handrail_platform::KeyCombo { modifiers, key })?;
             }
             None => desktop.input.type_text(&text)?,
         }

@@ -21,7 +21,7 @@ use std::sync::{Mutex, MutexGuard};
 use std::thread::sleep;
 use std::time::Duration;
 
-use handrail_platform::{Input, KeyCombo, MouseButton, PlatformError, Point, ScrollDirection, TextRoute};
+use handrail_platform::{Input, Key, KeyCombo, MouseButton, PlatformError, Point, ScrollDirection, TextRoute};
 use log::debug;
 use wayland_client::protocol::{wl_pointer, wl_seat};
 use wayland_client::{Connection, Dispatch, EventQueue, QueueHandle};
@@ -287,13 +287,14 @@ impl WaylandInput {
         self.devices.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn stroke_for_key(d: &mut Devices, key: &str) -> Result<Stroke, PlatformError> {
-        if let Some(sym) = keysym_for_key_name(key) {
-            return d.keymap.named(sym).ok_or_else(|| PlatformError::Invalid(format!("no key for {key:?}")));
+    fn stroke_for_key(d: &mut Devices, key: &Key) -> Result<Stroke, PlatformError> {
+        // The keysym table is by canonical name (the key's `Display`).
+        let name = key.to_string();
+        if let Some(sym) = keysym_for_key_name(&name) {
+            return d.keymap.named(sym).ok_or_else(|| PlatformError::Invalid(format!("no key for {name:?}")));
         }
-        let mut chars = key.chars();
-        let (Some(c), None) = (chars.next(), chars.next()) else {
-            return Err(PlatformError::Invalid(format!("no key named {key:?}")));
+        let Some(c) = key.as_char() else {
+            return Err(PlatformError::Invalid(format!("no key named {name:?}")));
         };
         d.ensure_keymap(&[c])?;
         d.keymap.for_char(c).ok_or_else(|| PlatformError::Invalid(format!("no key for {c:?}")))

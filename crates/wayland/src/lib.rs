@@ -92,6 +92,8 @@ impl WaylandDesktop {
             network: Box::new(NoNetworkPolicy),
             // Wayland clients of this machine: their shells' files are this machine's /proc.
             files: Box::new(handrail_procfs::ProcShellFiles),
+            // wlroots compositors run on Linux.
+            keys: handrail_platform::KeyPolicy::linux(),
         })
     }
 }

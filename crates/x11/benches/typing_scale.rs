@@ -34,7 +34,8 @@ const POLL: Duration = Duration::from_millis(5);
 type R<T> = Result<T, String>;
 
 fn combo(ctrl: bool, key: &str) -> KeyCombo {
-    KeyCombo { modifiers: Modifiers { ctrl, ..Modifiers::default() }, key: key.into() }
+    let key = handrail_platform::Key::from_name(key).unwrap_or_else(|| panic!("no key {key:?}"));
+    KeyCombo { modifiers: Modifiers { ctrl, ..Modifiers::default() }, key }
 }
 
 enum App {

@@ -937,25 +937,18 @@ impl Input for X11Input {
     fn key(&self, combo: &KeyCombo) -> Result<(), PlatformError> {
         let call_start = Instant::now();
         let mut st = self.state()?;
-        let key = combo.key.as_str();
-        let stroke = match key {
-            "ctrl" | "alt" | "shift" | "super" => {
-                let kc = st
-                    .keymap
-                    .modifier_keycode(key)
-                    .ok_or_else(|| PlatformError::Unavailable(format!("the keyboard has no {key} key")))?;
-                Stroke { keycode: kc, shift: false }
-            }
-            _ => {
-                let ks = keysym::for_key_name(key)
-                    .ok_or_else(|| PlatformError::Invalid(format!("no X keysym for key name {key:?}")))?;
-                let mut chars = key.chars();
-                let c = match (chars.next(), chars.next()) {
-                    (Some(c), None) => Some(c),
-                    _ => None,
-                };
-                self.stroke_for(&mut st, ks, c, call_start)?
-            }
+        // The keysym tables are by canonical name (the key's `Display`).
+        let name = combo.key.to_string();
+        let stroke = if combo.key.is_modifier() {
+            let kc = st
+                .keymap
+                .modifier_keycode(&name)
+                .ok_or_else(|| PlatformError::Unavailable(format!("the keyboard has no {name} key")))?;
+            Stroke { keycode: kc, shift: false }
+        } else {
+            let ks = keysym::for_key_name(&name)
+                .ok_or_else(|| PlatformError::Invalid(format!("no X keysym for the key {name:?}")))?;
+            self.stroke_for(&mut st, ks, combo.key.as_char(), call_start)?
         };
         let mut mods = combo.modifiers;
         // A shifted character (`+` is shift+`=` on US keyboards) needs shift, as a person would press it.

@@ -91,6 +91,8 @@ impl X11Desktop {
             network: Box::new(NoNetworkPolicy),
             // X clients on this machine: their shells' files are this machine's /proc.
             files: Box::new(handrail_procfs::ProcShellFiles),
+            // X11 desktops here are Linux desktops.
+            keys: handrail_platform::KeyPolicy::linux(),
         })
     }
 }

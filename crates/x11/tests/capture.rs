@@ -154,8 +154,21 @@ fn show_pattern(d: &Desk) -> (App, (u32, u32)) {
     let path = write_pattern_ppm(d.sandbox.home());
     let app = d.spawn("display", &["-title", "handrail-pattern", "-geometry", "+300+200", path.to_str().unwrap()]);
     let screen = d.screen(CaptureMethod::Auto);
-    let at = eventually(Duration::from_secs(15), || find_pattern(&screen.capture(None, None).ok()?))
-        .expect("the pattern window never showed up pixel-exact");
+    // Found twice in a row at the same place: a window manager may still move a window it just mapped
+    // (placement, decorations), and the checks below read the pattern where it was found.
+    let mut last = None;
+    let at = eventually(Duration::from_secs(15), || {
+        let now = find_pattern(&screen.capture(None, None).ok()?);
+        let settled = now.is_some() && now == last;
+        last = now;
+        if settled {
+            now
+        } else {
+            std::thread::sleep(Duration::from_millis(100)); // polling interval, not a settle wait
+            None
+        }
+    })
+    .expect("the pattern window never showed up pixel-exact and still");
     (app, at)
 }
 

@@ -48,7 +48,8 @@ fn read_back(windows: &X11Windows, text: &str, within: Duration) -> (bool, Strin
 }
 
 fn combo(ctrl: bool, key: &str) -> KeyCombo {
-    KeyCombo { modifiers: Modifiers { ctrl, ..Modifiers::default() }, key: key.into() }
+    let key = handrail_platform::Key::from_name(key).unwrap_or_else(|| panic!("no key {key:?}"));
+    KeyCombo { modifiers: Modifiers { ctrl, ..Modifiers::default() }, key }
 }
 
 fn clear(input: &X11Input, windows: &X11Windows) {

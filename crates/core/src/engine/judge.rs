@@ -14,8 +14,7 @@ use super::summary::summarize;
 use super::{quote_clipped, Aim, Engine};
 use crate::guard::command::{check_findings, destructive_commands, moves_shell, CommandKind, CommandVerdict};
 use crate::guard::destructive::{check_destructive, DestructiveVerdict};
-use crate::guard::effect::{effects, is_paste_key, Effect, Scene, TerminalReach};
-use crate::guard::hotkey::dangerous_hotkey;
+use crate::guard::effect::{effects, Effect, Scene, TerminalReach};
 use crate::guard::navigation::address_refusal;
 use crate::guard::password::PASSWORD_REFUSAL;
 use crate::guard::terminal::{asks_for_secret, replay, shown_line, urls_in_line, PendingLine, Stroke, TerminalId};
@@ -58,6 +57,8 @@ impl Engine {
         let reachable = latest.as_ref().map(|o| {
             keyboard_reachable(&o.elements, o.focus, &o.covered, o.covered_focus, &o.windows, is_keyboard(request))
         });
+        // A copy: the guards below borrow the engine mutably (to ask the person).
+        let keys = self.desktop.keys.clone();
         let scene = match (&latest, &reachable) {
             (Some(o), Some((elements, focus))) => Scene {
                 elements,
@@ -66,6 +67,7 @@ impl Engine {
                 last_clicked: last_clicked.as_ref(),
                 front: o.front.as_ref(),
                 ocr: o.ocr,
+                keys: &keys,
             },
             _ => Scene {
                 elements: &[],
@@ -74,6 +76,7 @@ impl Engine {
                 last_clicked: last_clicked.as_ref(),
                 front: None,
                 ocr: OcrHealth::Off,
+                keys: &keys,
             },
         };
         let keyboard = is_keyboard(request);
@@ -101,6 +104,7 @@ impl Engine {
         let last_clicked = self.session.last_clicked.clone();
         let (elements, focus) =
             keyboard_reachable(&probe.elements, probe.focus, &probe.covered, probe.covered_focus, &probe.windows, true);
+        let keys = self.desktop.keys.clone();
         let scene = Scene {
             elements: &elements,
             focus,
@@ -109,6 +113,7 @@ impl Engine {
             front: probe.front.as_ref(),
             // The pre-action look reads no text.
             ocr: OcrHealth::Off,
+            keys: &keys,
         };
         self.judge(request, aims, &scene, Judged { unplaced: None, ..first }, false)
     }
@@ -180,7 +185,7 @@ impl Engine {
 
         // Dangerous hotkeys, always.
         if let Command::Key { combo } = &request.command {
-            if let Some(why) = dangerous_hotkey(combo) {
+            if let Some(why) = self.desktop.keys.dangerous(combo) {
                 return Err(refuse(
                     "dangerous_hotkey",
                     format!("refusing the key combination {combo}: it {why}; this is never done for an agent"),
@@ -302,7 +307,7 @@ impl Engine {
         }
         let strokes: Vec<Stroke<'_>> = match &request.command {
             Command::Type { text, .. } => text.chars().map(Stroke::Char).collect(),
-            Command::Key { combo } if is_paste_key(combo) => {
+            Command::Key { combo } if self.desktop.keys.is_paste(combo) => {
                 return Err(refuse(
                     "terminal_command",
                     format!(

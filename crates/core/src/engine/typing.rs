@@ -15,7 +15,7 @@
 
 use std::time::Duration;
 
-use handrail_platform::{Desktop, KeyCombo, Modifiers, PlatformError, SettleWatch, States, TextRoute};
+use handrail_platform::{Desktop, PlatformError, SettleWatch, States, TextRoute};
 
 use super::config::Config;
 use super::observe::{observe, Fresh};
@@ -139,7 +139,7 @@ impl Typed<'_, '_> {
             holds.chars().count(),
             text.chars().count()
         );
-        let select_all = KeyCombo { modifiers: Modifiers { ctrl: true, ..Modifiers::default() }, key: "a".into() };
+        let select_all = self.desktop.keys.select_all.clone();
         match &how {
             Retry::Again(Arrival::Wrong) => {
                 // The field was empty: select what the first attempt left, so the second replaces it.

@@ -23,7 +23,7 @@
 //! control without the action interface) are unknown, not absent: alt plus any character of such an
 //! element's label counts as reaching it.
 
-use handrail_platform::{AxHealth, KeyCombo, OcrHealth, Role, States};
+use handrail_platform::{AxHealth, Key, KeyCombo, KeyPolicy, OcrHealth, Role, States};
 
 use super::navigation::is_address_bar;
 use super::terminal::is_terminal_element;
@@ -70,6 +70,8 @@ pub struct Scene<'a> {
     pub front: Option<&'a FrontWindow>,
     /// Whether OCR read the screen `elements` come from (text it did not find is not there).
     pub ocr: OcrHealth,
+    /// What keys mean on this desktop (which paste).
+    pub keys: &'a KeyPolicy,
 }
 
 impl<'a> Scene<'a> {
@@ -315,18 +317,18 @@ fn key<'a>(out: &mut InputEffects<'a>, combo: &KeyCombo, scene: &Scene<'a>) {
     if activation && is_control(element) {
         out.reach(element, Effect::Activates, format!("press {combo} on {}", to.place()), false);
     }
-    if activation && combo.key == "return" && is_one_line_field(element) {
+    if activation && combo.key == Key::Return && is_one_line_field(element) {
         default_buttons(out, element, "return", scene);
     }
-    if combo.key == "return" && is_address_bar(element) {
+    if combo.key == Key::Return && is_address_bar(element) {
         let lines = vec![element.value.clone().unwrap_or_default()];
         out.commit(element, format!("press {combo} in {}", to.place()), false, lines);
     }
-    if (printable || is_paste_key(combo)) && is_password_like(element) {
+    if (printable || scene.keys.is_paste(combo)) && is_password_like(element) {
         out.reach(element, Effect::EntersText, format!("press {combo} in {}", to.place()), false);
     }
     if printable && is_menu(element) {
-        if let Some(c) = single_char(&combo.key) {
+        if let Some(c) = combo.key.as_char() {
             menu_mnemonics(out, element, c, scene);
         }
     }
@@ -334,19 +336,13 @@ fn key<'a>(out: &mut InputEffects<'a>, combo: &KeyCombo, scene: &Scene<'a>) {
 
 /// Return or space, with any modifiers: what activates a focused control.
 pub fn is_activation_key(combo: &KeyCombo) -> bool {
-    matches!(combo.key.as_str(), "return" | "space")
+    matches!(combo.key, Key::Return | Key::Space)
 }
 
 /// A key that types a character: one character or space, with no modifier but shift.
 pub fn is_printable_key(combo: &KeyCombo) -> bool {
     let m = combo.modifiers;
-    !(m.ctrl || m.alt || m.super_key) && (combo.key == "space" || single_char(&combo.key).is_some())
-}
-
-/// The clipboard paste keys: ctrl+v, ctrl+shift+v (terminals), shift+insert.
-pub fn is_paste_key(combo: &KeyCombo) -> bool {
-    let m = combo.modifiers;
-    (m.ctrl && !m.alt && combo.key == "v") || (m.shift && !m.ctrl && !m.alt && combo.key == "insert")
+    !(m.ctrl || m.alt || m.super_key) && matches!(combo.key, Key::Space | Key::Char(_))
 }
 
 /// Whether pressing `combo` leaves focus where it was: characters, editing and caret keys within a
@@ -359,20 +355,15 @@ pub fn keeps_focus(combo: &KeyCombo) -> bool {
     }
     if m.ctrl {
         return matches!(
-            combo.key.as_str(),
-            "a" | "c" | "x" | "v" | "z" | "y" | "left" | "right" | "backspace" | "delete"
+            combo.key,
+            Key::Char('a' | 'c' | 'x' | 'v' | 'z' | 'y') | Key::Left | Key::Right | Key::Backspace | Key::Delete
         );
     }
     is_printable_key(combo)
-        || matches!(combo.key.as_str(), "backspace" | "delete" | "left" | "right" | "home" | "end" | "shift")
-}
-
-fn single_char(key: &str) -> Option<char> {
-    let mut cs = key.chars();
-    match (cs.next(), cs.next()) {
-        (Some(c), None) => Some(c),
-        _ => None,
-    }
+        || matches!(
+            combo.key,
+            Key::Backspace | Key::Delete | Key::Left | Key::Right | Key::Home | Key::End | Key::Shift
+        )
 }
 
 /// Something a click operates rather than types into.
@@ -413,12 +404,13 @@ fn alt_mnemonic_could_hit(combo: &KeyCombo, e: &Element) -> bool {
     if !m.alt || m.ctrl || m.super_key || !may_be_control {
         return false;
     }
-    single_char(&combo.key).is_some_and(|c| c.is_alphanumeric() && e.label.to_lowercase().contains(c))
+    combo.key.as_char().is_some_and(|c| c.is_alphanumeric() && e.label.to_lowercase().contains(c))
 }
 
 /// In an open menu a bare character activates the item whose mnemonic it is.
 fn menu_mnemonics<'a>(out: &mut InputEffects<'a>, menu_item: &'a Element, c: char, scene: &Scene<'a>) {
-    let press = KeyCombo { modifiers: Default::default(), key: c.to_lowercase().collect() };
+    let lower_char = c.to_lowercase().next().filter(|_| c.to_lowercase().count() == 1).unwrap_or(c);
+    let press = KeyCombo::plain(Key::Char(lower_char));
     let lower: String = c.to_lowercase().collect();
     for e in scene.elements.iter().filter(|e| is_menu(e) && e.app == menu_item.app) {
         let hit = if bindings_known(e) {
@@ -447,6 +439,8 @@ mod tests {
     use crate::keys::parse_key_combo;
     use crate::observation::{ElementDetail, Source};
     use handrail_platform::Rect;
+
+    static LINUX: std::sync::LazyLock<KeyPolicy> = std::sync::LazyLock::new(KeyPolicy::linux);
 
     fn el(id: u64, role: Role, label: &str, states: States) -> Element {
         Element {
@@ -478,7 +472,7 @@ mod tests {
     }
 
     fn scene<'a>(elements: &'a [Element], focus: Option<usize>) -> Scene<'a> {
-        Scene { elements, focus, ax: AxHealth::Ok, last_clicked: None, front: None, ocr: OcrHealth::Off }
+        Scene { elements, focus, ax: AxHealth::Ok, last_clicked: None, front: None, ocr: OcrHealth::Off, keys: &LINUX }
     }
 
     #[test]
@@ -580,6 +574,7 @@ mod tests {
             last_clicked: Some(&els[1]),
             front: None,
             ocr: OcrHealth::Off,
+            keys: &LINUX,
         };
         assert_eq!(reached(&type_cmd("x"), &[], &s), vec![(2, Effect::EntersText)]);
         assert_eq!(reached(&key_cmd("1"), &[], &s), vec![(2, Effect::EntersText)]);
@@ -591,6 +586,7 @@ mod tests {
             last_clicked: None,
             front: None,
             ocr: OcrHealth::Off,
+            keys: &LINUX,
         };
         let e = effects(&key_cmd("return"), &[], &s);
         assert!(e.unknown_receiver.as_deref().is_some_and(|w| w.contains("ax=unavailable")), "{e:?}");

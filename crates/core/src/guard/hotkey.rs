@@ -1,48 +1,18 @@
 //! Dangerous hotkeys (SPEC §5.5): combinations that delete permanently or end the session.
 //!
 //! Checked on the canonical [`KeyCombo`] from [`crate::keys::parse_key_combo`], so names, case, aliases
-//! (`cmd`, `meta`, `win` are `super`) and order cannot slip a combination past. Extra modifiers do not make
-//! a dangerous combination safe (`ctrl+shift+delete` still holds shift+delete), so rules require a set of
-//! modifiers rather than an exact set.
+//! (`cmd`, `meta`, `win` are `super`) and order cannot slip a combination past. Which combinations are
+//! dangerous is the desktop's OS policy ([`KeyPolicy`], supplied by the backend): its rules require a set
+//! of modifiers rather than an exact set, so extra modifiers never make a dangerous combination safe.
 
-use handrail_platform::{KeyCombo, Modifiers};
+use handrail_platform::{KeyCombo, KeyPolicy};
 
-/// Why `combo` is refused, or `None` when it may be pressed.
-///
-/// Refused: shift+delete (permanent delete, bypassing the Trash); super with delete or backspace (delete
-/// files, empty the Trash); ctrl+alt+backspace (kills the X session); ctrl+alt+delete (log out / reboot);
-/// ctrl+alt+shift+page_up/page_down (reboot / shut down without confirmation on KDE); ctrl+alt+F1…F12
-/// (switch to a text console, leaving the desktop). All also with further modifiers. Allowed: plain delete
-/// and backspace, shift+backspace, ctrl+backspace and ctrl+delete (delete a word), and everything else.
-pub fn dangerous_hotkey(combo: &KeyCombo) -> Option<&'static str> {
-    let m = combo.modifiers;
-    let has = |need: Modifiers| {
-        (!need.ctrl || m.ctrl) && (!need.alt || m.alt) && (!need.shift || m.shift) && (!need.super_key || m.super_key)
-    };
-    let ctrl_alt = Modifiers { ctrl: true, alt: true, ..Modifiers::default() };
-    let key = combo.key.as_str();
-    match key {
-        "delete" if has(ctrl_alt) => Some("ends the session (log out or restart)"),
-        "backspace" if has(ctrl_alt) => Some("kills the graphical session"),
-        "delete" | "backspace" if m.super_key && m.shift => Some("empties the Trash or deletes permanently"),
-        "delete" | "backspace" if m.super_key => Some("deletes the selected files"),
-        "delete" if m.shift => Some("permanently deletes, bypassing the Trash"),
-        "page_up" | "page_down" if has(ctrl_alt) && m.shift => Some("restarts or shuts down without confirmation"),
-        _ if has(ctrl_alt) && is_vt_key(key) => Some("switches to a text console, leaving the desktop"),
-        _ => None,
-    }
-}
-
-/// The full refusal message for a dangerous combination, or `None` when it may be pressed.
-pub fn hotkey_refusal(combo: &KeyCombo) -> Option<String> {
-    dangerous_hotkey(combo).map(|why| {
+/// The full refusal for a combination `keys` says is dangerous on this desktop, or `None` when it may
+/// be pressed. Which combinations those are is the OS's policy, supplied by the backend.
+pub fn hotkey_refusal(combo: &KeyCombo, keys: &KeyPolicy) -> Option<String> {
+    keys.dangerous(combo).map(|why| {
         format!("refusing to press {}: it {why}; dangerous hotkeys are always refused", crate::keys::canonical(combo))
     })
-}
-
-/// F1…F12, the keys that select a virtual terminal with ctrl+alt.
-fn is_vt_key(key: &str) -> bool {
-    matches!(key, "f1" | "f2" | "f3" | "f4" | "f5" | "f6" | "f7" | "f8" | "f9" | "f10" | "f11" | "f12")
 }
 
 #[cfg(test)]
@@ -52,7 +22,7 @@ mod tests {
 
     fn check(keys: &str) -> Option<&'static str> {
         match parse_key_combo(keys) {
-            Ok(c) => dangerous_hotkey(&c),
+            Ok(c) => KeyPolicy::linux().dangerous(&c),
             Err(e) => panic!("test input {keys:?} does not parse: {e}"),
         }
     }
@@ -131,9 +101,10 @@ mod tests {
         assert_eq!(check("shift+delete"), Some("permanently deletes, bypassing the Trash"));
         assert_eq!(check("ctrl+alt+backspace"), Some("kills the graphical session"));
         let c = parse_key_combo("Meta+BackSpace").ok();
-        let msg = c.as_ref().and_then(hotkey_refusal).unwrap_or_default();
+        let linux = KeyPolicy::linux();
+        let msg = c.as_ref().and_then(|c| hotkey_refusal(c, &linux)).unwrap_or_default();
         assert!(msg.starts_with("refusing to press super+backspace: it deletes"), "{msg}");
         assert!(msg.contains("always refused"), "{msg}");
-        assert_eq!(parse_key_combo("ctrl+s").ok().as_ref().and_then(hotkey_refusal), None);
+        assert_eq!(parse_key_combo("ctrl+s").ok().as_ref().and_then(|c| hotkey_refusal(c, &linux)), None);
     }
 }

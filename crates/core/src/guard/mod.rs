@@ -32,6 +32,6 @@ pub use self::destructive::{
     check_destructive, destructive_marker, intent_backs, DestructiveMatch, DestructiveVerdict, RemovalKind,
 };
 pub use self::effect::{effects, Effect, InputEffects, Reach, Scene};
-pub use self::hotkey::{dangerous_hotkey, hotkey_refusal};
+pub use self::hotkey::hotkey_refusal;
 pub use self::password::{is_password_field, password_marker, PASSWORD_REFUSAL};
 pub use self::url::{vet_url, UrlPolicy, UrlRefusal, CREDENTIALS_REFUSAL, MAX_URL_LEN};

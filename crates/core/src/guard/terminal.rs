@@ -21,7 +21,7 @@
 //! A line a shell would keep reading (an open quote, a trailing `\`, `|` or `&&`) carries over into the
 //! next commit, so a command split across lines is judged whole.
 
-use handrail_platform::{KeyCombo, Rect};
+use handrail_platform::{Key, KeyCombo, Rect};
 
 use crate::observation::{Element, FrontWindow};
 
@@ -302,40 +302,29 @@ fn edit_of(stroke: &Stroke<'_>) -> Edit {
         Stroke::Key(combo) => combo,
     };
     let m = combo.modifiers;
-    let key = combo.key.as_str();
     if m.alt || m.super_key {
         return Edit::Unknown;
     }
     if m.ctrl {
-        return match key {
-            "m" | "j" if !m.shift => Edit::Commit,
-            "u" if !m.shift => Edit::KillLine,
-            "w" if !m.shift => Edit::KillWord,
-            "c" if !m.shift => Edit::Abort,
-            "l" | "shift" | "ctrl" => Edit::Nothing,
+        return match combo.key {
+            Key::Char('m' | 'j') if !m.shift => Edit::Commit,
+            Key::Char('u') if !m.shift => Edit::KillLine,
+            Key::Char('w') if !m.shift => Edit::KillWord,
+            Key::Char('c') if !m.shift => Edit::Abort,
+            Key::Char('l') | Key::Shift | Key::Ctrl => Edit::Nothing,
             _ => Edit::Unknown,
         };
     }
-    match key {
-        "return" => Edit::Commit,
-        "backspace" => Edit::Backspace,
-        "space" => Edit::Insert(' '),
-        "shift" | "ctrl" | "alt" | "super" | "escape" => Edit::Nothing,
-        _ => match single_char(key) {
-            Some(c) if !m.shift => Edit::Insert(c),
-            // Shift gives the upper case of a letter on every layout; of anything else it depends on
-            // the layout.
-            Some(c) if c.is_alphabetic() => Edit::Insert(c.to_uppercase().next().unwrap_or(c)),
-            _ => Edit::Unknown,
-        },
-    }
-}
-
-fn single_char(key: &str) -> Option<char> {
-    let mut cs = key.chars();
-    match (cs.next(), cs.next()) {
-        (Some(c), None) => Some(c),
-        _ => None,
+    match combo.key {
+        Key::Return => Edit::Commit,
+        Key::Backspace => Edit::Backspace,
+        Key::Space => Edit::Insert(' '),
+        Key::Shift | Key::Ctrl | Key::Alt | Key::Super | Key::Escape => Edit::Nothing,
+        Key::Char(c) if !m.shift => Edit::Insert(c),
+        // Shift gives the upper case of a letter on every layout; of anything else it depends on the
+        // layout.
+        Key::Char(c) if c.is_alphabetic() => Edit::Insert(c.to_uppercase().next().unwrap_or(c)),
+        _ => Edit::Unknown,
     }
 }
 
