@@ -6,6 +6,8 @@
 //!
 //! Every test starts its own private desktop, one at a time (`SERIAL`).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Mutex, MutexGuard};
@@ -46,6 +48,16 @@ fn desktop_with_probe() -> (Sandbox, LineApp) {
     let mut app = LineApp::spawn(command);
     assert!(app.wait_for(|l| l == "ready").is_some(), "the probe app came up: {:?}", app.seen);
     (sandbox, app)
+}
+
+/// Ends a test on a sandbox it owns: the client leaves, the server stops cleanly on SIGTERM, then the
+/// app and the sandbox go.
+fn stop_all(client: McpHttp, served: Served, app: LineApp, sandbox: Sandbox) {
+    drop(client);
+    let status = served.stop();
+    assert!(status.success(), "serve stops cleanly: {status}");
+    drop(app);
+    sandbox.stop().expect("sandbox stops");
 }
 
 /// `handrail serve` on the display of a sandbox the test owns.
@@ -142,15 +154,7 @@ impl Drop for Resume {
 fn the_accessibility_bus_dying_mid_walk_is_unavailable_and_the_next_call_recovers() {
     let _serial = serial();
     let (sandbox, app) = desktop_with_probe();
-    let desktop = handrail_x11::X11Desktop::connect(
-        handrail_x11::X11Options::new(
-            sandbox.display(),
-            handrail_x11::windows::LaunchEnv::new(sandbox.env(), sandbox.root().join("browser")),
-        ),
-        Box::new(handrail_atspi::AtspiSource::new(sandbox.bus_address())),
-        Box::new(handrail_platform::absent::NoOcr),
-    )
-    .expect("desktop");
+    let desktop = common::accessible_desktop(&sandbox, common::sandbox_launch(&sandbox));
     // A walk that waits long on a silent app, so the bus surely dies while it waits.
     let ax_limits =
         AxLimits { max_nodes: 4000, call_timeout: Duration::from_secs(30), deadline: Duration::from_secs(40) };
@@ -225,10 +229,7 @@ fn a_stopped_app_gives_partial_within_the_bound_and_never_a_hang() {
     }
     drop(resume);
     see_until(&mut c, |t| t.contains("ax=ok") && t.contains("button \"Change\""));
-    drop(c);
-    assert!(served.stop().success());
-    drop(app);
-    sandbox.stop().expect("sandbox stops");
+    stop_all(c, served, app, sandbox);
 }
 
 /// The X server of `--sandbox` is killed: every call says plainly that the X server is gone, the
@@ -409,10 +410,7 @@ fn tracing_on_a_full_disk_stops_with_a_warning_and_calls_go_on() {
     let reply = computer(&mut c, json!({"action": "see"}));
     assert!(reply.text().starts_with("[ok]"), "{}", reply.text());
     assert_eq!(handrail_trace::read(&trace).expect("trace").steps.len(), before);
-    drop(c);
-    assert!(served.stop().success());
-    drop(app);
-    sandbox.stop().expect("sandbox stops");
+    stop_all(c, served, app, sandbox);
 }
 
 /// Starts a call that waits out an expectation that never comes true, and returns once its progress
@@ -474,10 +472,7 @@ fn a_client_that_disconnects_mid_call_leaves_nothing_held_and_frees_the_engine()
     assert!(reply.text().starts_with("[ok] see"), "{}", reply.text());
     let held = held_down(&sandbox.display());
     assert!(held.is_empty(), "nothing is held down: {held:?}");
-    drop(other);
-    assert!(served.stop().success());
-    drop(app);
-    sandbox.stop().expect("sandbox stops");
+    stop_all(other, served, app, sandbox);
 }
 
 /// SIGTERM arrives while a drag holds the mouse button (seen on the X server itself): the server
