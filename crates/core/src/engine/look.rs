@@ -62,12 +62,11 @@ pub(super) fn visible_elements(
 /// An element without the credentials of any URL it shows: a page or a terminal may put
 /// `http://user:password@host` on screen (a browser's error page quotes the address it could not
 /// open), and what is read off the screen goes into results, traces and logs. The password goes here,
-/// before anything renders, records or matches it; the rest of the text stays.
+/// before anything renders, records or matches it; the rest of the text stays. An element's value is
+/// kept as it is: it is what an address bar or a field will commit, which the guards judge (a
+/// credential URL typed into the address bar is refused at Return because its value shows it).
 fn forget_credentials(e: &mut Element) {
     redact(&mut e.label);
-    if let Some(v) = e.value.as_mut() {
-        redact(v);
-    }
     redact(&mut e.detail.description);
     for (_, v) in &mut e.detail.attributes {
         redact(v);
@@ -114,15 +113,14 @@ mod tests {
         }];
         let geo = Geometry { image: Size::new(1280, 800), scale: 1.0 };
         let clipped = visible_elements(&ax, &ocr, geo, None, &[]);
-        let texts: Vec<String> = clipped
-            .elements
-            .iter()
-            .flat_map(|e| [e.label.clone(), e.value.clone().unwrap_or_default(), e.detail.description.clone()])
-            .collect();
+        let texts: Vec<String> =
+            clipped.elements.iter().flat_map(|e| [e.label.clone(), e.detail.description.clone()]).collect();
         assert!(texts.iter().all(|t| !t.contains("pw-9")), "{texts:?}");
         // The rest of the text stays as it was.
         assert!(texts.contains(&"The webpage at http://127.0.0.1:9/private might be down".to_string()), "{texts:?}");
-        assert!(texts.contains(&"https://h/x".to_string()), "{texts:?}");
         assert!(texts.contains(&"go to http://host.example".to_string()), "{texts:?}");
+        // A field's value is what it will commit, for the guards to judge.
+        let address = clipped.elements.iter().find(|e| e.label == "Address").expect("the address field");
+        assert_eq!(address.value.as_deref(), Some("https://bob:pw-9@h/x"));
     }
 }
