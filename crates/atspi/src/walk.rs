@@ -869,7 +869,10 @@ impl Walker<'_> {
             truncated: self.truncated,
             ..WalkStats::default()
         };
-        let health = if self.registry_failed || (self.connection_lost && self.apps.is_empty()) {
+        // A bus that went away mid-walk leaves no way to tell which applications were missed, and the
+        // objects read so far belong to a connection that is gone: the snapshot is `Unavailable`, as
+        // when there is no bus at all, and the next one connects afresh.
+        let health = if self.registry_failed || self.connection_lost {
             AxHealth::Unavailable
         } else if !finished_in_time || !timed_out.is_empty() {
             AxHealth::Partial
@@ -926,6 +929,9 @@ impl Walker<'_> {
                 n.window = title.clone();
                 out.push(n);
             }
+        }
+        if self.connection_lost {
+            out.clear();
         }
         stats.nodes = out.len();
         stats.health = health;

@@ -186,7 +186,16 @@ impl Calls {
             let step =
                 Step { unix_ms, turn: &ran.turn, tool: "computer", args: &ran.args, before, outcome: &ran.outcome };
             if let Err(e) = trace.record(step) {
-                log::warn!("cannot record the trace: {e}");
+                // A trace is a record for people, not part of the call: the call stands, and tracing
+                // stops rather than leaving a trace with holes in it (or a warning on every call). What
+                // was recorded stays readable.
+                log::warn!(
+                    "tracing stopped after {} steps: {e}; calls go on without a trace (the trace in {} keeps the \
+                     steps before this one)",
+                    trace.steps(),
+                    trace.dir().display()
+                );
+                self.trace = None;
             }
         }
         let ctx = AuditContext { unix_ms, turn: &ran.turn.id, mode: ran.turn.mode.as_str(), tool: "computer" };

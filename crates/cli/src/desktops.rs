@@ -12,7 +12,7 @@ use handrail_core::Vision;
 use handrail_netguard::{PolicyProxy, CHROMIUM_NO_BYPASS_ARGS};
 use handrail_platform::absent::{not_opened_desktop, NoAccessibility, NoOcr};
 use handrail_platform::{Accessibility, Desktop, Ocr};
-use handrail_sandbox::{Sandbox, SandboxOptions, REMOVED_ENV};
+use handrail_sandbox::{ExitWatch, Sandbox, SandboxOptions, REMOVED_ENV};
 use handrail_wayland::{Socket, WaylandDesktop, WaylandOptions};
 use handrail_x11::windows::LaunchEnv;
 use handrail_x11::{X11Desktop, X11Options};
@@ -217,6 +217,20 @@ impl Running {
         Some(std::sync::Arc::new(move || processes.check_desktop().map_err(|e| e.to_string())))
     }
 
+    /// For a sandbox: a watch on its own processes and the name of its session, so the desktop
+    /// disappearing underneath can be said (see [`watch_sandbox`]).
+    pub fn exit_watch(&mut self) -> Option<(ExitWatch, String)> {
+        let sandbox = self.sandbox.as_mut()?;
+        let name = sandbox.session_name();
+        match sandbox.exit_watch() {
+            Ok(watch) => Some((watch, name)),
+            Err(e) => {
+                log::warn!("cannot watch the sandbox's processes: {e}");
+                None
+            }
+        }
+    }
+
     pub fn stop(mut self) -> Result<()> {
         if let Some(mut child) = self.launched.take() {
             let _ = child.kill();
@@ -226,6 +240,35 @@ impl Running {
             sandbox.stop().context("stopping the sandbox desktop")?;
         }
         Ok(())
+    }
+}
+
+/// Says on stderr, from a thread of its own, when a process the sandbox desktop needs exits while the
+/// command still runs (a crash, an OOM kill, someone's `kill`): without its X server or compositor
+/// every call fails, and a person reading the log should not have to guess why.
+pub fn watch_sandbox(who: &'static str, running: &mut Running) {
+    let Some((mut watch, session)) = running.exit_watch() else { return };
+    let spawned = std::thread::Builder::new().name("sandbox-watch".into()).spawn(move || {
+        while let Some(exited) = watch.wait() {
+            let how = if exited.how.is_empty() { String::new() } else { format!(": {}", exited.how) };
+            if exited.desktop_gone() {
+                eprintln!(
+                    "{who}: the private desktop {session} is gone: its {} ({}) exited{how}; every call now fails \
+                     until {who} is restarted",
+                    exited.role(),
+                    exited.process,
+                );
+            } else {
+                eprintln!(
+                    "{who}: the private desktop {session} lost its {} ({} exited{how})",
+                    exited.role(),
+                    exited.process
+                );
+            }
+        }
+    });
+    if let Err(e) = spawned {
+        log::warn!("cannot watch the sandbox's processes: {e}");
     }
 }
 

@@ -192,7 +192,8 @@ pub fn run(args: ServeArgs) -> Result<()> {
         simulated: args.simulated,
         launch: args.launch.clone(),
     };
-    let (desktop, running) = open_desktop(WHO, &choice, sees, &config.url_policy)?;
+    let (desktop, mut running) = open_desktop(WHO, &choice, sees, &config.url_policy)?;
+    crate::desktops::watch_sandbox(WHO, &mut running);
 
     let engine = Engine::new(desktop, config);
     let defaults = TurnDefaults {

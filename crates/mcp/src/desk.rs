@@ -6,9 +6,14 @@
 //!
 //! The thread also keeps what the service endpoints report: whether it still runs (liveness) and
 //! whether the desktop has been seen (readiness: the first observation, a warm-up look or a call's).
+//!
+//! Stopping ([`Desk::stop`]) cancels the call in progress and waits for the thread to finish it and to
+//! drop the engine: a process that exited while a call was sending input would leave keys or buttons
+//! held down on the desktop (nothing else would release them), and the desktop's connections would
+//! never give back what they borrowed (keycodes, the clipboard).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::{mpsc, Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use handrail_calls::{Calls, MetaError, Ran, Records, ResetError, TurnMeta};
@@ -37,6 +42,8 @@ struct ResetJob {
 enum Work {
     Call(Box<Job>),
     Reset(ResetJob),
+    /// Finish: drop the engine and end the thread.
+    Stop,
 }
 
 /// Readiness as the engine thread last found it.
@@ -49,32 +56,45 @@ struct Ready {
     resets: u64,
 }
 
-/// What the engine thread shares with the service endpoints.
+/// What the engine thread is doing, for [`Desk::stop`] and [`Desk::reset`].
+#[derive(Debug, Default)]
+struct Lifecycle {
+    /// No new call starts.
+    closing: bool,
+    /// The cancel flag of the call running now.
+    current: Option<Cancel>,
+    /// The thread ended and dropped the engine.
+    finished: bool,
+}
+
+/// What the engine thread shares with the handles and the service endpoints.
 #[derive(Debug, Default)]
 struct State {
     running: AtomicBool,
-    /// The cancel flag of the call in progress, so a reset can stop it.
-    in_progress: Mutex<Option<Cancel>>,
+    lifecycle: Mutex<Lifecycle>,
+    changed: Condvar,
     ready: Mutex<Ready>,
 }
 
 impl State {
-    fn ready(&self) -> std::sync::MutexGuard<'_, Ready> {
-        // Plain data: still consistent if a holder panicked.
-        self.ready.lock().unwrap_or_else(|e| e.into_inner())
+    // Both hold plain data: still consistent if a holder panicked.
+    fn lifecycle(&self) -> MutexGuard<'_, Lifecycle> {
+        self.lifecycle.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn set_in_progress(&self, cancel: Option<Cancel>) {
-        *self.in_progress.lock().unwrap_or_else(|e| e.into_inner()) = cancel;
+    fn ready(&self) -> MutexGuard<'_, Ready> {
+        self.ready.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
-/// Clears `running` when the engine thread ends, also by a panic.
-struct Running(Arc<State>);
+/// Marks the thread ended however it ends, a panic included.
+struct Finished(Arc<State>);
 
-impl Drop for Running {
+impl Drop for Finished {
     fn drop(&mut self) {
         self.0.running.store(false, Ordering::SeqCst);
+        self.0.lifecycle().finished = true;
+        self.0.changed.notify_all();
     }
 }
 
@@ -95,7 +115,7 @@ impl std::fmt::Debug for Desk {
 impl Desk {
     /// Starts the engine thread. With `warm_up`, it first looks at the screen once (see
     /// [`Calls::warm_up`]) so readiness turns on before any client calls. It ends when the last `Desk`
-    /// handle is dropped.
+    /// handle is dropped, or on [`Desk::stop`].
     pub fn start(mut calls: Calls, warm_up: bool) -> std::io::Result<Self> {
         let (jobs, inbox) = mpsc::channel::<Work>();
         let records = calls.records();
@@ -103,7 +123,7 @@ impl Desk {
         state.running.store(true, Ordering::SeqCst);
         let shared = state.clone();
         std::thread::Builder::new().name("handrail-engine".into()).spawn(move || {
-            let _running = Running(shared.clone());
+            let finished = Finished(shared.clone());
             if warm_up {
                 match calls.warm_up() {
                     Ok(w) => {
@@ -118,11 +138,19 @@ impl Desk {
             }
             while let Ok(work) = inbox.recv() {
                 match work {
-                    Work::Call(job) => {
+                    Work::Call(mut job) => {
+                        let cancel = job.hooks.cancel.get_or_insert_with(Cancel::new).clone();
+                        {
+                            let mut lifecycle = shared.lifecycle();
+                            if lifecycle.closing {
+                                // Queued before the stop: never started; the caller hears the desk is gone.
+                                continue;
+                            }
+                            lifecycle.current = Some(cancel);
+                        }
                         let job = *job;
-                        shared.set_in_progress(job.hooks.cancel.clone());
                         let ran = calls.call(&job.turn, job.args, job.hooks);
-                        shared.set_in_progress(None);
+                        shared.lifecycle().current = None;
                         if let Ok(ran) = &ran {
                             note_observation(&shared, ran);
                         }
@@ -131,15 +159,22 @@ impl Desk {
                         let _ = job.reply.send(ran);
                     }
                     Work::Reset(job) => {
+                        if shared.lifecycle().closing {
+                            continue;
+                        }
                         let report = calls.reset(&job.request, job.asked.elapsed());
                         note_reset(&shared, &report);
                         let _ = job.reply.send(report);
                     }
+                    Work::Stop => break,
                 }
             }
             if let Some(dir) = calls.finish_task_trace() {
                 log::info!("the last task trace is in {}", dir.display());
             }
+            // The engine and its desktop go before the thread says it finished.
+            drop(calls);
+            drop(finished);
         })?;
         Ok(Self { jobs, records, state })
     }
@@ -151,6 +186,9 @@ impl Desk {
         args: Result<handrail_core::RawArgs, String>,
         hooks: CallHooks,
     ) -> Result<Result<Ran, MetaError>, DeskGone> {
+        if self.state.lifecycle().closing {
+            return Err(DeskGone);
+        }
         let (reply, answer) = tokio::sync::oneshot::channel();
         self.jobs.send(Work::Call(Box::new(Job { turn, args, hooks, reply }))).map_err(|_| DeskGone)?;
         answer.await.map_err(|_| DeskGone)
@@ -161,11 +199,39 @@ impl Desk {
     pub async fn reset(&self, request: ResetRequest) -> Result<Result<ResetReport, ResetError>, DeskGone> {
         let (reply, answer) = tokio::sync::oneshot::channel();
         let asked = Instant::now();
-        if let Some(cancel) = self.state.in_progress.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
-            cancel.cancel();
+        {
+            let lifecycle = self.state.lifecycle();
+            if lifecycle.closing {
+                return Err(DeskGone);
+            }
+            if let Some(cancel) = &lifecycle.current {
+                cancel.cancel();
+            }
         }
         self.jobs.send(Work::Reset(ResetJob { request, asked, reply })).map_err(|_| DeskGone)?;
         answer.await.map_err(|_| DeskGone)
+    }
+
+    /// Stops the engine: no new call starts, the one running is cancelled (its waits end at once; the
+    /// input it is sending is finished and released), then the engine and its desktop are dropped.
+    /// Blocks until that is done or `within` passed; true when it is done.
+    pub fn stop(&self, within: Duration) -> bool {
+        let mut lifecycle = self.state.lifecycle();
+        lifecycle.closing = true;
+        if let Some(cancel) = &lifecycle.current {
+            log::info!("stopping: cancelling the call in progress");
+            cancel.cancel();
+        }
+        let _ = self.jobs.send(Work::Stop);
+        let (lifecycle, _) = self
+            .state
+            .changed
+            .wait_timeout_while(lifecycle, within, |l| !l.finished)
+            .unwrap_or_else(PoisonError::into_inner);
+        if !lifecycle.finished {
+            log::warn!("the engine did not finish its call within {within:?}; stopping without it");
+        }
+        lifecycle.finished
     }
 
     /// Whether the engine thread still runs.

@@ -190,6 +190,13 @@ impl HandrailServer {
         self.shared.desk.task_trace_dir()
     }
 
+    /// Stops the engine for good: new calls are refused, the call in progress is cancelled and
+    /// finished (nothing stays held down), and the desktop is let go. Blocks for at most `within`;
+    /// true when the engine stopped in time. Transports call it when they stop serving.
+    pub fn shutdown(&self, within: Duration) -> bool {
+        self.shared.desk.stop(within)
+    }
+
     async fn computer(
         &self,
         request: CallToolRequestParams,

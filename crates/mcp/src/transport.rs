@@ -7,6 +7,7 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::{combinators::BoxBody, BodyExt, Full};
@@ -264,14 +265,29 @@ impl StopSignals {
     }
 }
 
+/// How long stopping waits for the call in progress to finish once cancelled. Only input already
+/// being sent and waits that cannot be cut short (an app's window coming up) remain by then.
+pub const ENGINE_STOP_WITHIN: Duration = Duration::from_secs(10);
+
+/// Stops the engine before the runtime goes: its call in progress may still be using the runtime
+/// (asking the person, reporting progress) while it finishes.
+async fn stop_engine(server: HandrailServer) {
+    let stopped = tokio::task::spawn_blocking(move || server.shutdown(ENGINE_STOP_WITHIN)).await;
+    if !matches!(stopped, Ok(true)) {
+        log::warn!("the engine was still busy when the server stopped");
+    }
+}
+
 /// Serves stdio until the client disconnects or the process is asked to stop; blocks.
 pub fn run_stdio(server: HandrailServer) -> Result<(), ServeError> {
     runtime()?.block_on(async move {
         let mut signals = StopSignals::register()?;
-        tokio::select! {
-            r = serve_stdio(server) => r,
+        let served = tokio::select! {
+            r = serve_stdio(server.clone()) => r,
             () = signals.wait() => Ok(()),
-        }
+        };
+        stop_engine(server).await;
+        served
     })
 }
 
@@ -283,10 +299,11 @@ pub fn run_http(
 ) -> Result<(), ServeError> {
     runtime()?.block_on(async move {
         let mut signals = StopSignals::register()?;
-        let http = serve_http(server, options).await?;
+        let http = serve_http(server.clone(), options).await?;
         ready(http.local_addr);
         signals.wait().await;
         http.shutdown().await;
+        stop_engine(server).await;
         Ok(())
     })
 }

@@ -57,6 +57,7 @@ mod procs;
 mod reaper;
 mod sandbox;
 mod signals;
+mod watch;
 mod wayland;
 mod x11;
 
@@ -66,5 +67,6 @@ pub use log::log_to_stderr;
 pub use procs::{marked_processes, MARKER_VAR};
 pub use sandbox::{run_inside, Sandbox, SandboxOptions, Shutdown, StartTimings, StopReport, REMOVED_ENV};
 pub use signals::{Caught, SignalWatcher, WATCHED_SIGNALS};
+pub use watch::{ExitWatch, Exited};
 pub use wayland::DESKTOP_USER;
 pub use x11::{FIRST_AUTO_DISPLAY, LAST_AUTO_DISPLAY};

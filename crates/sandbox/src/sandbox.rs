@@ -18,11 +18,12 @@ use log::{debug, info, warn};
 use crate::apps::SandboxProcesses;
 use crate::error::SandboxError;
 use crate::procs::{
-    self, identity, marked_processes, pidfd_open, poll_readable, run_helper, send_signal, tail_file, tie_to_parent,
-    Line, LineReader, MARKER_VAR, POLL,
+    self, cloexec_pipe, identity, marked_processes, pidfd_open, poll_readable, run_helper, send_signal, tail_file,
+    tie_to_parent, Line, LineReader, MARKER_VAR, POLL,
 };
 use crate::reaper;
 use crate::signals::SignalWatcher;
+use crate::watch::ExitWatch;
 use crate::wayland;
 use crate::x11;
 
@@ -302,6 +303,9 @@ pub struct Sandbox {
     reaper: Option<Child>,
     // The only write end of the reaper's pipe. Closing it (our death) wakes the reaper.
     reaper_pipe: Option<OwnedFd>,
+    // Both ends of the pipe every `ExitWatch` listens on; closed when teardown begins, which tells the
+    // watches the exits that follow are expected.
+    watch_stop: Option<(OwnedFd, OwnedFd)>,
     timings: StartTimings,
     stopped: bool,
 }
@@ -349,6 +353,7 @@ impl Sandbox {
             apps: Mutex::new(Vec::new()),
             reaper: None,
             reaper_pipe: None,
+            watch_stop: None,
             timings: StartTimings::default(),
             stopped: false,
         };
@@ -933,6 +938,25 @@ impl Sandbox {
         SandboxProcesses::new(&self.id, self.infra.iter().map(|t| (t.name, t.child.id())))
     }
 
+    /// A watch on the sandbox's own processes that another thread can wait on: it says which one
+    /// exited while the sandbox was running (the desktop is broken then), and goes quiet once the
+    /// sandbox is being stopped.
+    pub fn exit_watch(&mut self) -> Result<ExitWatch, SandboxError> {
+        let (read, write) = match self.watch_stop.take() {
+            Some(pipe) => pipe,
+            None => cloexec_pipe().map_err(|e| SandboxError::io("creating the exit-watch pipe", e))?,
+        };
+        let stopping = read.try_clone();
+        self.watch_stop = Some((read, write));
+        let stopping = stopping.map_err(|e| SandboxError::io("sharing the exit-watch pipe", e))?;
+        let running: Vec<(&'static str, u32)> = self
+            .infra
+            .iter_mut()
+            .filter_map(|t| matches!(t.child.try_wait(), Ok(None)).then(|| (t.name, t.child.id())))
+            .collect();
+        Ok(ExitWatch::new(&running, stopping))
+    }
+
     /// Which of the sandbox's own processes has exited, if any (the desktop is broken then).
     pub fn check(&mut self) -> Result<(), SandboxError> {
         for t in &mut self.infra {
@@ -1094,6 +1118,8 @@ impl Sandbox {
             return Ok(StopReport::default());
         }
         self.stopped = true;
+        // Exits from here on are ours: watches go quiet before anything is signalled.
+        self.watch_stop = None;
         let t0 = Instant::now();
         let term_until = t0 + Duration::from_secs(1);
         let give_up = term_until + Duration::from_secs(1);

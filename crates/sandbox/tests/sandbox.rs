@@ -469,3 +469,35 @@ fn sandboxes_started_at_the_same_moment_each_own_their_x_server() {
         }
     }
 }
+
+/// A process the desktop needs exiting under a running sandbox is heard from another thread, with how
+/// it ended; the exits of the sandbox's own stop are not.
+#[test]
+fn a_process_of_the_desktop_exiting_is_heard_but_not_the_stop() {
+    let _one = one_at_a_time();
+    init_log();
+    let mut sb = Sandbox::start(SandboxOptions { parent_death_signal: false, ..Default::default() }).expect("start");
+    let mut watch = sb.exit_watch().expect("watch");
+    let mut quiet = sb.exit_watch().expect("a second watch");
+    let (heard, heard_rx) = mpsc::channel();
+    let waiting = std::thread::spawn(move || {
+        let _ = heard.send(watch.wait());
+        watch
+    });
+    let openbox = sb.pids()[3];
+    let (ok, _) = run(&sb, "kill", &["-KILL", &openbox.to_string()]);
+    assert!(ok);
+    let exited = heard_rx.recv_timeout(Duration::from_secs(10)).expect("heard within 10 s").expect("an exit");
+    assert_eq!(exited.process, "openbox");
+    assert_eq!(exited.pid, openbox);
+    assert_eq!(exited.how, "killed by signal 9");
+    assert_eq!(exited.role(), "window manager");
+    assert!(!exited.desktop_gone());
+    let mut watch = waiting.join().expect("watch thread");
+
+    // The stop ends the wait of both watches without a word about the processes it ends.
+    let other = std::thread::spawn(move || quiet.wait());
+    sb.stop().expect("stop");
+    assert_eq!(watch.wait(), None);
+    assert_eq!(other.join().expect("watch thread"), None);
+}

@@ -2,6 +2,9 @@
 //! apps that print what they receive on stdout, read back line by line with bounded waits. Tests only;
 //! nothing here is part of handrail.
 
+pub mod mcp;
+pub mod served;
+
 use std::io::{BufRead, BufReader, Read as _, Write as _};
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
@@ -67,6 +70,11 @@ impl LineApp {
             }
         });
         LineApp { child, lines, seen: Vec::new() }
+    }
+
+    /// The app's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// The first line from now on matching `want`, within `within`.

@@ -28,7 +28,7 @@
 pub mod report;
 
 use std::fs::{self, File};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -74,12 +74,15 @@ pub struct Step<'a> {
     pub outcome: &'a Outcome,
 }
 
-/// Writes a trace folder, step by step.
+/// Writes a trace folder, step by step. A step that cannot be written whole (a full disk) is taken
+/// back out, so the trace stays readable up to the last step that was.
 #[derive(Debug)]
 pub struct TraceWriter {
     dir: PathBuf,
     steps: File,
     step: u32,
+    /// Length of `steps.jsonl` after the last step written whole.
+    complete_len: u64,
 }
 
 fn write_err(dir: &Path) -> impl Fn(std::io::Error) -> TraceError + '_ {
@@ -112,7 +115,7 @@ impl TraceWriter {
         });
         fs::write(dir.join("trace.json"), format!("{header:#}\n")).map_err(write_err(dir))?;
         let steps = File::create(dir.join("steps.jsonl")).map_err(write_err(dir))?;
-        Ok(Self { dir: dir.to_path_buf(), steps, step: 0 })
+        Ok(Self { dir: dir.to_path_buf(), steps, step: 0, complete_len: 0 })
     }
 
     /// Continues the trace in `dir` (written earlier, e.g. by another session of the same run): new
@@ -121,7 +124,8 @@ impl TraceWriter {
         let existing = read(dir)?;
         let last = existing.steps.iter().filter_map(|s| s.get("step").and_then(Value::as_u64)).max().unwrap_or(0);
         let steps = fs::OpenOptions::new().append(true).open(dir.join("steps.jsonl")).map_err(write_err(dir))?;
-        Ok(Self { dir: dir.to_path_buf(), steps, step: u32::try_from(last).unwrap_or(u32::MAX) })
+        let complete_len = steps.metadata().map_err(write_err(dir))?.len();
+        Ok(Self { dir: dir.to_path_buf(), steps, step: u32::try_from(last).unwrap_or(u32::MAX), complete_len })
     }
 
     pub fn dir(&self) -> &Path {
@@ -133,10 +137,31 @@ impl TraceWriter {
         self.step
     }
 
-    /// Records one call: its line in `steps.jsonl` and its before/after screenshots.
+    /// Records one call: its line in `steps.jsonl` and its before/after screenshots. On an error
+    /// nothing of the step is left behind: its images are removed and `steps.jsonl` is cut back to the
+    /// previous step.
     pub fn record(&mut self, step: Step<'_>) -> Result<(), TraceError> {
         self.step += 1;
-        let n = self.step;
+        let written = self.write_step(self.step, step);
+        if written.is_err() {
+            self.take_back(self.step);
+            self.step -= 1;
+        }
+        written
+    }
+
+    /// Removes what a step that failed half-way left: its images and any part of its line.
+    fn take_back(&mut self, n: u32) {
+        for kind in ["before", "after", "thumb"] {
+            let _ = fs::remove_file(self.dir.join(format!("step-{n:03}-{kind}.jpg")));
+        }
+        // Cutting the file frees space, so this works on a full disk too.
+        if self.steps.set_len(self.complete_len).is_ok() {
+            let _ = self.steps.seek(SeekFrom::Start(self.complete_len));
+        }
+    }
+
+    fn write_step(&mut self, n: u32, step: Step<'_>) -> Result<(), TraceError> {
         let outcome = step.outcome;
         let before_obs = step.before.filter(|b| b.inspect.is_none());
         // The engine says what the call aimed at; an inspected region is its own box.
@@ -185,8 +210,11 @@ impl TraceWriter {
             text: outcome.text(),
             image_size: outcome.observation.as_ref().map(|o| [o.image_size.width, o.image_size.height]),
         };
-        writeln!(self.steps, "{}", handrail_wire::to_value(&record)).map_err(write_err(&self.dir))?;
+        // One write for the whole line, so a failure leaves at most one partial line to cut.
+        let line = format!("{}\n", handrail_wire::to_value(&record));
+        self.steps.write_all(line.as_bytes()).map_err(write_err(&self.dir))?;
         self.steps.flush().map_err(write_err(&self.dir))?;
+        self.complete_len += line.len() as u64;
         Ok(())
     }
 
@@ -278,4 +306,58 @@ pub fn read(dir: &Path) -> Result<Trace, TraceError> {
         steps.push(step);
     }
     Ok(Trace { dir: dir.to_path_buf(), header, steps })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use handrail_core::{Config, Engine, Vision};
+    use handrail_platform::Size;
+    use handrail_sim::{SimDesktop, Widget, WindowSpec};
+
+    #[test]
+    fn a_step_that_cannot_be_written_leaves_nothing_of_itself() {
+        let dir = std::env::temp_dir().join(format!("handrail-trace-full-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let sim = SimDesktop::new(Size::new(400, 300));
+        let win = sim.add_window(WindowSpec::new("Form", "Form").bounds(Rect::new(0, 0, 400, 300)));
+        sim.add_widget(win, Widget::button("Save").at(50, 50, 90, 30));
+        let mut engine = Engine::new(sim.desktop(), Config { vision: Vision::Capable, ..Config::default() });
+        let turn = Turn::default();
+        let see = RawArgs::from_pairs(&[("action", "see")]).expect("args");
+        let mut trace = TraceWriter::create(&dir, "test", 0).expect("create");
+        let step = |trace: &mut TraceWriter, engine: &mut Engine| {
+            let before = engine.latest().cloned();
+            let outcome = engine.call_args(&see);
+            let step = Step {
+                unix_ms: 0,
+                turn: &turn,
+                tool: "computer",
+                args: &see,
+                before: before.as_ref(),
+                outcome: &outcome,
+            };
+            trace.record(step)
+        };
+        step(&mut trace, &mut engine).expect("the first step");
+
+        // Writes to /dev/full fail with ENOSPC, as on a full disk; the images still fit.
+        let steps = std::mem::replace(
+            &mut trace.steps,
+            fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full"),
+        );
+        let failed = step(&mut trace, &mut engine).expect_err("the line does not fit");
+        assert!(failed.to_string().contains("No space left on device"), "{failed}");
+        assert_eq!(trace.steps(), 1);
+        let names: Vec<String> =
+            fs::read_dir(&dir).expect("dir").flatten().map(|e| e.file_name().to_string_lossy().into()).collect();
+        assert!(names.iter().all(|n| !n.starts_with("step-002")), "{names:?}");
+
+        trace.steps = steps;
+        step(&mut trace, &mut engine).expect("room again");
+        let read_back = read(&dir).expect("readable");
+        let numbers: Vec<u64> = read_back.steps.iter().filter_map(|s| s["step"].as_u64()).collect();
+        assert_eq!(numbers, [1, 2], "numbered without a gap");
+        let _ = fs::remove_dir_all(&dir);
+    }
 }

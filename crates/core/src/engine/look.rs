@@ -2,14 +2,23 @@
 
 use handrail_platform::{AxSnapshot, Desktop, OcrLine, Rect, WindowInfo};
 
+use crate::guard::url::redact_urls_in;
 use crate::merge::{merge, name_front_app, Geometry};
 use crate::monitors::{screen_monitors, ScreenMonitor};
+use crate::observation::Element;
 use crate::visibility::{clip, window_elements, Clipped, ScreenWindow};
 
 /// The window stack in screenshot coordinates; empty (nothing judged covered) when it cannot be read.
 pub(super) fn read_windows(desktop: &Desktop, scale: f64) -> Vec<ScreenWindow> {
     match desktop.windows.stack() {
-        Ok(stack) => stack.iter().map(|w| ScreenWindow::of(w, scale)).collect(),
+        Ok(stack) => stack
+            .iter()
+            .map(|w| {
+                let mut w = ScreenWindow::of(w, scale);
+                redact(&mut w.title);
+                w
+            })
+            .collect(),
         Err(e) => {
             log::warn!("the window stack could not be read ({e}); no element is judged covered");
             Vec::new()
@@ -44,5 +53,74 @@ pub(super) fn visible_elements(
     name_front_app(&mut elements, front);
     let mut clipped = clip(elements, merged.focus, windows);
     clipped.elements.extend(window_elements(windows, Rect::from_size(geo.image)));
+    for e in clipped.elements.iter_mut().chain(clipped.hidden_elements.iter_mut()) {
+        forget_credentials(e);
+    }
     clipped
+}
+
+/// An element without the credentials of any URL it shows: a page or a terminal may put
+/// `http://user:password@host` on screen (a browser's error page quotes the address it could not
+/// open), and what is read off the screen goes into results, traces and logs. The password goes here,
+/// before anything renders, records or matches it; the rest of the text stays. An element's value is
+/// kept as it is: it is what an address bar or a field will commit, which the guards judge (a
+/// credential URL typed into the address bar is refused at Return because its value shows it).
+fn forget_credentials(e: &mut Element) {
+    redact(&mut e.label);
+    redact(&mut e.detail.description);
+    for (_, v) in &mut e.detail.attributes {
+        redact(v);
+    }
+}
+
+/// `s` without the userinfo of any URL in it (see [`forget_credentials`]); window titles too.
+pub(super) fn redact(s: &mut String) {
+    if s.contains("://") {
+        *s = redact_urls_in(s);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use handrail_platform::{AxHealth, AxNode, Role, Size, States};
+
+    use super::*;
+
+    #[test]
+    fn urls_on_screen_lose_their_credentials_wherever_they_are_read() {
+        let shown = "The webpage at http://admin:pw-9@127.0.0.1:9/private might be down";
+        let node = |role, name: &str, value: Option<&str>, y| AxNode {
+            role: Some(role),
+            name: name.into(),
+            value: value.map(Into::into),
+            description: "see ftp://u:pw-9@files.example/x".into(),
+            states: States::EDITABLE,
+            bounds: Rect::new(10, y, 600, 30),
+            app: "App".into(),
+            ..AxNode::default()
+        };
+        let ax = AxSnapshot {
+            health: AxHealth::Ok,
+            nodes: vec![
+                node(Role::Text, shown, None, 10),
+                node(Role::Entry, "Address", Some("https://bob:pw-9@h/x"), 60),
+            ],
+        };
+        let ocr = [OcrLine {
+            text: "go to http://eve:pw-9@host.example".into(),
+            bounds: Rect::new(10, 300, 400, 20),
+            confidence: 90.0,
+        }];
+        let geo = Geometry { image: Size::new(1280, 800), scale: 1.0 };
+        let clipped = visible_elements(&ax, &ocr, geo, None, &[]);
+        let texts: Vec<String> =
+            clipped.elements.iter().flat_map(|e| [e.label.clone(), e.detail.description.clone()]).collect();
+        assert!(texts.iter().all(|t| !t.contains("pw-9")), "{texts:?}");
+        // The rest of the text stays as it was.
+        assert!(texts.contains(&"The webpage at http://127.0.0.1:9/private might be down".to_string()), "{texts:?}");
+        assert!(texts.contains(&"go to http://host.example".to_string()), "{texts:?}");
+        // A field's value is what it will commit, for the guards to judge.
+        let address = clipped.elements.iter().find(|e| e.label == "Address").expect("the address field");
+        assert_eq!(address.value.as_deref(), Some("https://bob:pw-9@h/x"));
+    }
 }

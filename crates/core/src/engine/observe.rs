@@ -215,7 +215,10 @@ pub(super) fn observe(
         scale,
         app: front.as_ref().map(|w| w.app.clone()).filter(|a| !a.is_empty()).or(focused_app),
         front: front.as_ref().map(|w| FrontWindow::of(w, scale)),
-        window: front.map(|w| w.title),
+        window: front.map(|mut w| {
+            super::look::redact(&mut w.title);
+            w.title
+        }),
         focus: merged.focus,
         ax: ax.health,
         ocr,
