@@ -345,6 +345,21 @@ fn resources(server: u32, xvfb: u32) -> Resources {
     }
 }
 
+/// [`resources`] once the server's descriptors and threads are the same in two readings 100 ms apart,
+/// or as they are at `within`.
+fn settled_resources(server: u32, xvfb: u32, within: Duration) -> Resources {
+    let deadline = Instant::now() + within;
+    let mut last = resources(server, xvfb);
+    loop {
+        std::thread::sleep(Duration::from_millis(100));
+        let now = resources(server, xvfb);
+        if (now.fds, now.threads) == (last.fds, last.threads) || Instant::now() >= deadline {
+            return now;
+        }
+        last = now;
+    }
+}
+
 fn percentile(sorted: &[Duration], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
@@ -421,9 +436,9 @@ fn main() -> Result<()> {
         let _ = t.join();
     }
     let elapsed = began.elapsed();
-    // Sessions ended (their DELETE went out on drop); give the server a moment to close them.
-    std::thread::sleep(Duration::from_secs(1));
-    let end = resources(served.pid(), xvfb);
+    // Sessions ended (their DELETE went out on drop): the figures are read once the server has closed
+    // them, i.e. its descriptors and threads hold still across two readings (at most 5 s).
+    let end = settled_resources(served.pid(), xvfb, Duration::from_secs(5));
     let conn = handrail_x11::Conn::open(&display)?;
     let held = handrail_x11::held_down(&conn)?;
 

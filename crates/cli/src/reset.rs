@@ -11,7 +11,7 @@ use handrail_mcp::{Cleaned, DesktopReset, ResetError};
 use handrail_platform::{Desktop, WindowKind};
 use handrail_sandbox::SandboxProcesses;
 use handrail_wire::service::{BrowserProfile, ClipboardState, ClosedApp, ResetTimings};
-use handrail_x11::tidy::Tidy;
+use handrail_x11::tidy::{OpenWindow, Tidy};
 
 /// How long apps get to exit on SIGTERM before SIGKILL (and again before giving up). Chromium exits
 /// in ~0.2 s on two cores; the whole reset stays within a second.
@@ -25,6 +25,22 @@ const HOME_KEPT: &[&str] = &[".config/dconf", ".cache/fontconfig", ".cache/mesa_
 const HOME_SNAPSHOT_LIMIT: usize = 20_000;
 /// Removed home entries listed in the report at most.
 const HOME_LISTED: usize = 50;
+
+/// The X server's open windows once `settled` holds for them, or as they are after
+/// [`KILL_CLIENT_WAIT`]: the window manager lets go of a window a moment after its client is gone.
+fn windows_once(
+    tidy: &Tidy,
+    settled: impl Fn(&[OpenWindow]) -> bool,
+) -> Result<Vec<OpenWindow>, handrail_x11::X11Error> {
+    let deadline = Instant::now() + KILL_CLIENT_WAIT;
+    loop {
+        let open = tidy.open_windows()?;
+        if settled(&open) || Instant::now() >= deadline {
+            return Ok(open);
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
 
 /// Resets a sandbox desktop. Built when the sandbox is up, before anything else runs in it, so the
 /// home it remembers is the sandbox's own.
@@ -51,15 +67,8 @@ impl SandboxReset {
     fn close_orphan_windows(&self, ended: &BTreeSet<u32>) -> Result<(Vec<String>, Vec<String>), ResetError> {
         let Some(tidy) = &self.tidy else { return Ok((Vec::new(), Vec::new())) };
         let failed = |e: handrail_x11::X11Error| ResetError::Failed(format!("the X server: {e}"));
-        let deadline = Instant::now() + KILL_CLIENT_WAIT;
-        let open = loop {
-            let open = tidy.open_windows().map_err(failed)?;
-            let closing = open.iter().any(|w| w.pid.is_some_and(|p| ended.contains(&p)));
-            if !closing || Instant::now() >= deadline {
-                break open;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        };
+        let open = windows_once(tidy, |open| !open.iter().any(|w| w.pid.is_some_and(|p| ended.contains(&p))))
+            .map_err(failed)?;
         let mut closed = Vec::new();
         for window in &open {
             match tidy.kill_client(window.window) {
@@ -67,14 +76,8 @@ impl SandboxReset {
                 Err(e) => log::warn!("reset: ending the client of window {:#x}: {e}", window.window),
             }
         }
-        let deadline = Instant::now() + KILL_CLIENT_WAIT;
-        loop {
-            let left = tidy.open_windows().map_err(failed)?;
-            if left.is_empty() || Instant::now() >= deadline {
-                return Ok((closed, left.into_iter().map(|w| w.title).collect()));
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        let left = windows_once(tidy, |left| left.is_empty()).map_err(failed)?;
+        Ok((closed, left.into_iter().map(|w| w.title).collect()))
     }
 
     fn clipboard(&self) -> ClipboardState {

@@ -293,7 +293,10 @@ fn a_model_that_cannot_see_is_alive_but_never_ready() {
     let served = Served::start(&["--sandbox", "--vision", "no"], &[("HANDRAIL_TOKEN", TOKEN)]);
     let (status, health) = get_json(&served.addr(), "/healthz");
     assert_eq!(status, 200, "{health}");
-    std::thread::sleep(Duration::from_millis(300));
+    // A call the capability gate refuses: had the server looked at the screen for it, it would turn
+    // ready now.
+    let refused = computer(&served.addr(), "blind-1", json!({"action": "see"}));
+    assert_eq!(refused["reason"], "vision_required", "{refused}");
     let (status, ready) = get_json(&served.addr(), "/readyz");
     assert_eq!(status, 503, "{ready}");
     assert!(ready["why"].as_str().is_some_and(|w| w.contains("cannot see")), "{ready}");
