@@ -445,6 +445,16 @@ impl Sandbox {
         Instant::now() + self.opts.step_timeout
     }
 
+    /// Between two polls of a start-up step: waits [`POLL`], or gives up with the step's log if the
+    /// next poll would come after `deadline`.
+    fn poll_again(&self, step: &'static str, deadline: Instant, log: &Path) -> Result<(), SandboxError> {
+        if Instant::now() + POLL >= deadline {
+            return Err(SandboxError::Timeout { step, timeout: self.opts.step_timeout, stderr: tail_file(log) });
+        }
+        std::thread::sleep(POLL);
+        Ok(())
+    }
+
     fn start_x_server(&mut self, xvfb: &Path) -> Result<(), SandboxError> {
         const STEP: &str = "X server (Xvfb)";
         const ATTEMPTS: u32 = 8;
@@ -528,14 +538,7 @@ impl Sandbox {
                         Err(e) => debug!("sandbox {}: :{n} not answering yet: {e}", self.id),
                     }
                 }
-                if Instant::now() + POLL >= deadline {
-                    return Err(SandboxError::Timeout {
-                        step: STEP,
-                        timeout: self.opts.step_timeout,
-                        stderr: tail_file(&log),
-                    });
-                }
-                std::thread::sleep(POLL);
+                self.poll_again(STEP, deadline, &log)?;
             }
         }
         Err(SandboxError::Display(format!("no usable display after {ATTEMPTS} attempts")))
@@ -656,14 +659,7 @@ impl Sandbox {
             if matches!(&out, Some(o) if o.stdout.contains("boolean true")) {
                 break;
             }
-            if Instant::now() + POLL >= deadline {
-                return Err(SandboxError::Timeout {
-                    step: STEP,
-                    timeout: self.opts.step_timeout,
-                    stderr: tail_file(&log),
-                });
-            }
-            std::thread::sleep(POLL);
+            self.poll_again(STEP, deadline, &log)?;
         }
         let mut q = self.helper(dbus_send);
         q.args([
@@ -727,14 +723,7 @@ impl Sandbox {
             if matches!(&out, Some(o) if o.stdout.contains("window id #")) {
                 return Ok(());
             }
-            if Instant::now() + POLL >= deadline {
-                return Err(SandboxError::Timeout {
-                    step: STEP,
-                    timeout: self.opts.step_timeout,
-                    stderr: tail_file(&log),
-                });
-            }
-            std::thread::sleep(POLL);
+            self.poll_again(STEP, deadline, &log)?;
         }
     }
 
@@ -821,14 +810,7 @@ impl Sandbox {
                     return Ok(());
                 }
             }
-            if Instant::now() + POLL >= deadline {
-                return Err(SandboxError::Timeout {
-                    step: STEP,
-                    timeout: self.opts.step_timeout,
-                    stderr: tail_file(&log),
-                });
-            }
-            std::thread::sleep(POLL);
+            self.poll_again(STEP, deadline, &log)?;
         }
     }
 
