@@ -15,10 +15,13 @@ use std::time::{Duration, Instant};
 
 use handrail_core::{Config, Engine, RawArgs, Vision};
 use handrail_platform::{AxLimits, CANCEL_CHECK_EVERY};
-use handrail_sandbox::{marked_processes, Sandbox, SandboxOptions};
+use handrail_sandbox::{marked_processes, Sandbox};
 use handrail_testkit::mcp::{McpHttp, Message, Protocol, Reply};
 use handrail_testkit::served::{signal_pid, Served};
 use handrail_testkit::{wait_until, LineApp};
+
+use common::desktop_with_probe;
+use common::tools::probe_app;
 use serde_json::{json, Value};
 
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -27,27 +30,8 @@ fn serial() -> MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("workspace root")
-}
-
 fn handrail() -> &'static str {
     env!("CARGO_BIN_EXE_handrail")
-}
-
-fn probe_app() -> String {
-    workspace().join("testdata/apps/probe_gtk.py").display().to_string()
-}
-
-/// A sandbox the test owns (so its X server outlives `handrail serve`), with the GTK probe app up.
-fn desktop_with_probe() -> (Sandbox, LineApp) {
-    let sandbox = Sandbox::start(SandboxOptions { parent_death_signal: false, ..Default::default() })
-        .expect("sandbox starts (run scripts/setup-desktop)");
-    let mut command = sandbox.command("/usr/bin/python3");
-    command.arg(probe_app());
-    let mut app = LineApp::spawn(command);
-    assert!(app.wait_for(|l| l == "ready").is_some(), "the probe app came up: {:?}", app.seen);
-    (sandbox, app)
 }
 
 /// Ends a test on a sandbox it owns: the client leaves, the server stops cleanly on SIGTERM, then the

@@ -14,7 +14,7 @@ use std::process::{Command, Output};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use common::tools::{show, test_python, workspace, Served};
+use common::tools::{probe_app, show, test_python, workspace, Served};
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
@@ -24,10 +24,6 @@ fn serial() -> MutexGuard<'static, ()> {
 
 fn handrail() -> &'static str {
     env!("CARGO_BIN_EXE_handrail")
-}
-
-fn probe_app() -> String {
-    workspace().join("testdata/apps/probe_gtk.py").display().to_string()
 }
 
 /// Serves `testdata/pages/form.html` on a local port; returns its URL.
@@ -304,15 +300,7 @@ fn the_mcp_conformance_scenarios_for_a_tools_server_pass_over_http() {
 #[test]
 fn a_question_asked_by_one_replica_is_answered_through_another() {
     let _serial = serial();
-    let sandbox = handrail_sandbox::Sandbox::start(handrail_sandbox::SandboxOptions {
-        parent_death_signal: false,
-        ..Default::default()
-    })
-    .expect("sandbox starts (run scripts/setup-desktop)");
-    let mut command = sandbox.command("/usr/bin/python3");
-    command.arg(probe_app());
-    let mut app = handrail_testkit::LineApp::spawn(command);
-    assert!(app.wait_for(|l| l.starts_with("geometry ")).is_some(), "the probe app came up: {:?}", app.seen);
+    let (sandbox, mut app) = common::desktop_with_probe();
 
     let dir = std::env::temp_dir().join(format!("handrail-replicas-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("mkdir");
@@ -341,15 +329,7 @@ fn a_question_asked_by_one_replica_is_answered_through_another() {
 #[test]
 fn progress_is_reported_and_a_cancelled_call_stops_waiting() {
     let _serial = serial();
-    let sandbox = handrail_sandbox::Sandbox::start(handrail_sandbox::SandboxOptions {
-        parent_death_signal: false,
-        ..Default::default()
-    })
-    .expect("sandbox starts (run scripts/setup-desktop)");
-    let mut command = sandbox.command("/usr/bin/python3");
-    command.arg(probe_app());
-    let mut app = handrail_testkit::LineApp::spawn(command);
-    assert!(app.wait_for(|l| l.starts_with("geometry ")).is_some(), "the probe app came up: {:?}", app.seen);
+    let (sandbox, mut app) = common::desktop_with_probe();
     let env = sandbox.env();
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let display = sandbox.display();

@@ -201,7 +201,7 @@ fn reset_closes_every_app_and_window_empties_the_clipboard_and_starts_a_new_turn
     let before = x_window_ids(&display);
     assert_eq!(before.len(), 3, "{:?}", x_windows(&display));
     // Something of the last task in the browser's profile: it must not be there for the next one.
-    let profile = browser_profile(served.child.id()).expect("the browser's profile folder");
+    let profile = browser_profile(served.pid()).expect("the browser's profile folder");
     assert!(profile.join("Default").is_dir(), "a used profile: {}", profile.display());
     std::fs::write(profile.join("left-by-the-last-task"), "x").expect("a file in the profile");
     let old_obs = opened["latest_observation"].as_str().expect("an observation id").to_string();
@@ -263,7 +263,7 @@ fn reset_closes_every_app_and_window_empties_the_clipboard_and_starts_a_new_turn
     // The browser starts again with a new profile.
     let reopened = computer(&addr, "task-2", json!({"action": "open_url", "url": page}));
     assert_eq!(reopened["status"], "ok", "{reopened}");
-    let fresh = browser_profile(served.child.id()).expect("the new browser's profile folder");
+    let fresh = browser_profile(served.pid()).expect("the new browser's profile folder");
     assert!(fresh.is_dir(), "{}", fresh.display());
     assert!(!fresh.join("left-by-the-last-task").exists(), "the browser reopened the last task's profile");
 

@@ -8,6 +8,18 @@ use handrail_sandbox::{Sandbox, REMOVED_ENV};
 use handrail_x11::windows::LaunchEnv;
 use handrail_x11::{X11Desktop, X11Options};
 
+/// A sandbox the test owns (so its X server outlives any `handrail serve` on it), with the GTK probe
+/// app up (every widget's geometry reported, then "ready").
+pub fn desktop_with_probe() -> (Sandbox, handrail_testkit::LineApp) {
+    let sandbox = Sandbox::start(handrail_sandbox::SandboxOptions { parent_death_signal: false, ..Default::default() })
+        .expect("sandbox starts (run scripts/setup-desktop)");
+    let mut command = sandbox.command("/usr/bin/python3");
+    command.arg(tools::probe_app());
+    let mut app = handrail_testkit::LineApp::spawn(command);
+    assert!(app.wait_for(|l| l == "ready").is_some(), "the probe app came up: {:?}", app.seen);
+    (sandbox, app)
+}
+
 /// How apps and the browser start on `sandbox`: its environment, a browser profile of its own, and
 /// none of the variables that would point them at the machine's own desktop.
 pub fn sandbox_launch(sandbox: &Sandbox) -> LaunchEnv {
