@@ -25,9 +25,9 @@ pub use monitor::Monitor;
 pub use network::BlockedRequest;
 pub use policy::{KeyPolicy, KeyRule};
 pub use traits::{
-    Accessibility, AxLimits, Clock, Desktop, Encoder, FileState, Input, Launched, NetworkPolicy, Ocr, Screen, Settle,
-    SettleReport, SettleRequest, SettleWatch, ShellFiles, StackedWindow, SystemClock, TextRoute, WindowInfo,
-    WindowKind, Windows,
+    check_typed_length, Accessibility, AxLimits, Clock, Desktop, Encoder, FileState, Input, Launched, NetworkPolicy,
+    Ocr, Screen, Settle, SettleReport, SettleRequest, SettleWatch, ShellFiles, StackedWindow, SystemClock, TextRoute,
+    WindowInfo, WindowKind, Windows, MAX_TYPED_CHARS,
 };
 
 /// Why a backend call failed.

@@ -53,6 +53,19 @@ pub trait Input: Send {
     }
 }
 
+/// Longest text one `type_text` call types, in characters: bounds the burst of input events (and the
+/// time) of one call on every backend.
+pub const MAX_TYPED_CHARS: usize = 100_000;
+
+/// Refuses text longer than [`MAX_TYPED_CHARS`] before a backend sends any of it.
+pub fn check_typed_length(text: &str) -> Result<(), PlatformError> {
+    let n = text.chars().count();
+    if n > MAX_TYPED_CHARS {
+        return Err(PlatformError::Invalid(format!("text of {n} characters is too long (at most {MAX_TYPED_CHARS})")));
+    }
+    Ok(())
+}
+
 /// Which way text is sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum TextRoute {

@@ -44,8 +44,6 @@ pub const DRAG_STEP_GAP: Duration = Duration::from_millis(8);
 /// Pause at a drag's destination before releasing: drop targets answer the last position
 /// asynchronously.
 pub const DROP_DWELL: Duration = Duration::from_millis(30);
-/// Longest text one call types, in characters.
-const MAX_TEXT_CHARS: usize = 100_000;
 /// One wheel notch, in the axis units wlroots' own wheel devices report.
 const WHEEL_STEP: f64 = 15.0;
 
@@ -446,12 +444,7 @@ impl Input for WaylandInput {
     }
 
     fn type_text_via(&self, text: &str, route: TextRoute) -> Result<(), PlatformError> {
-        let n = text.chars().count();
-        if n > MAX_TEXT_CHARS {
-            return Err(PlatformError::Invalid(format!(
-                "text of {n} characters is too long (at most {MAX_TEXT_CHARS})"
-            )));
-        }
+        handrail_platform::check_typed_length(text)?;
         let pieces = pieces(text)?;
         let start = std::time::Instant::now();
         let mut d = self.lock();
@@ -483,7 +476,11 @@ impl Input for WaylandInput {
             held.finish()?;
         }
         // Typed text is never logged, only its length.
-        debug!("type_text ({route:?}): {n} chars in {:.1} ms", start.elapsed().as_secs_f64() * 1e3);
+        debug!(
+            "type_text ({route:?}): {} chars in {:.1} ms",
+            text.chars().count(),
+            start.elapsed().as_secs_f64() * 1e3
+        );
         Ok(())
     }
 }

@@ -129,8 +129,6 @@ pub const BORROW_LINGER: Duration = Duration::from_secs(1);
 /// re-pointed at another character; the application must have translated its previous use first. There
 /// is no way to ask it, so this is paced.
 pub const BORROW_REUSE_GAP: Duration = Duration::from_millis(60);
-/// Longest text one call types, in characters: bounds the burst of requests (and the time) of one call.
-const MAX_TEXT_CHARS: usize = 100_000;
 
 /// How `type_text` produces text (see module docs for the measurements).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -973,17 +971,13 @@ impl Input for X11Input {
     }
 
     fn type_text_via(&self, text: &str, route: TextRoute) -> Result<(), PlatformError> {
-        let n = text.chars().count();
-        if n > MAX_TEXT_CHARS {
-            return Err(PlatformError::Invalid(format!(
-                "text of {n} characters is too long (at most {MAX_TEXT_CHARS})"
-            )));
-        }
+        handrail_platform::check_typed_length(text)?;
         let start = Instant::now();
         let r = self.type_text_inner(text, route);
         // Typed text is never logged, only its length.
         debug!(
-            "type_text ({route:?}): {n} chars in {:.1} ms ({:?})",
+            "type_text ({route:?}): {} chars in {:.1} ms ({:?})",
+            text.chars().count(),
             start.elapsed().as_secs_f64() * 1e3,
             r.as_ref().err()
         );
