@@ -25,3 +25,26 @@ impl Cancel {
         self.0.load(Ordering::SeqCst)
     }
 }
+
+/// How long a wait may sleep at once: all of `left` when nothing can cancel it, else at most
+/// [`CANCEL_CHECK_EVERY`], so a cancel is seen in time.
+pub fn wait_slice(cancel: Option<&Cancel>, left: Duration) -> Duration {
+    match cancel {
+        Some(_) => left.min(CANCEL_CHECK_EVERY),
+        None => left,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cancellable_wait_sleeps_in_short_slices() {
+        let long = Duration::from_secs(3);
+        assert_eq!(wait_slice(None, long), long);
+        assert_eq!(wait_slice(Some(&Cancel::new()), long), CANCEL_CHECK_EVERY);
+        let short = Duration::from_millis(5);
+        assert_eq!(wait_slice(Some(&Cancel::new()), short), short);
+    }
+}

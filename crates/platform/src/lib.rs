@@ -16,7 +16,7 @@ mod network;
 mod policy;
 pub mod traits;
 
-pub use cancel::{Cancel, CANCEL_CHECK_EVERY};
+pub use cancel::{wait_slice, Cancel, CANCEL_CHECK_EVERY};
 pub use element::{AxHealth, AxNode, AxSnapshot, OcrHealth, OcrLine, Role, States};
 pub use frame::{EncodedImage, Frame};
 pub use geometry::{Point, Rect, Size};

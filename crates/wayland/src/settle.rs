@@ -28,9 +28,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use handrail_platform::{
-    Cancel, PlatformError, Rect, Settle, SettleReport, SettleRequest, SettleWatch, CANCEL_CHECK_EVERY,
-};
+use handrail_platform::{Cancel, PlatformError, Rect, Settle, SettleReport, SettleRequest, SettleWatch};
 use log::{debug, warn};
 
 use crate::conn::Socket;
@@ -359,11 +357,7 @@ impl Watch<'_> {
     /// How long one sleep on the condition variable may last: `left`, unless a cancel must be looked
     /// at sooner.
     fn slice(&self, left: Duration) -> Duration {
-        if self.cancel.is_some() {
-            left.min(CANCEL_CHECK_EVERY)
-        } else {
-            left
-        }
+        handrail_platform::wait_slice(self.cancel.as_ref(), left)
     }
 
     /// Whether damage at `at` in cell `i` is an animation's own repaint.

@@ -9,7 +9,7 @@
 
 use std::time::{Duration, Instant};
 
-use handrail_platform::{Cancel, PlatformError, Rect, SettleReport, SettleRequest, SettleWatch, CANCEL_CHECK_EVERY};
+use handrail_platform::{Cancel, PlatformError, Rect, SettleReport, SettleRequest, SettleWatch};
 use log::debug;
 
 use super::grid::{Grid, Rhythm, MIN_RUNNING_SLACK};
@@ -344,11 +344,7 @@ impl X11Watch<'_> {
     /// How long one sleep on the condition variable may last: the whole `left` unless a cancel must
     /// be looked at sooner.
     fn slice(&self, left: Duration) -> Duration {
-        if self.cancel.is_some() {
-            left.min(CANCEL_CHECK_EVERY)
-        } else {
-            left
-        }
+        handrail_platform::wait_slice(self.cancel.as_ref(), left)
     }
 }
 
