@@ -4,7 +4,8 @@
 //! each node's fields (phase A: role, states, name, description, children, interfaces, extents,
 //! attributes) → for accepted nodes, their actions / text / value / a combo box's selected item (phase B)
 //! and their children's phase A.
-//! Children are probed first (states only); the other seven calls go only to those shown.
+//! Children are probed first (states only; in lists and tables states and extents); the other calls go
+//! only to those shown.
 //! Calls to one application are pipelined (up to [`MAX_IN_FLIGHT`]), applications run in parallel, so
 //! the wall time is about the busiest application's own work, not the sum of round trips.
 //!
@@ -83,7 +84,7 @@ impl Default for WalkStats {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum FieldA {
     Role,
     State,
@@ -93,6 +94,29 @@ enum FieldA {
     Interfaces,
     Extents,
     Attributes,
+}
+
+/// What is asked of a node before the rest of phase A.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Probe {
+    /// Everything at once: windows, where nearly every node is shown.
+    Nothing,
+    /// Its states: most hidden nodes say so (inactive views, collapsed menus).
+    States,
+    /// Its states and extents: rows of lists and tables. GTK 3 reports rows scrolled out of view as
+    /// SHOWING and VISIBLE; only their extents (`G_MININT`) say they are not on screen, so probing
+    /// the states alone fetched all eight fields of every row of a long list.
+    StatesAndExtents,
+}
+
+impl Probe {
+    fn fields(self) -> &'static [FieldA] {
+        match self {
+            Probe::Nothing => &PHASE_A,
+            Probe::States => &[FieldA::State],
+            Probe::StatesAndExtents => &[FieldA::State, FieldA::Extents],
+        }
+    }
 }
 
 const PHASE_A: [FieldA; 8] = [
@@ -195,14 +219,23 @@ struct NodeData {
     attributes: Vec<(String, String)>,
 }
 
+impl NodeData {
+    /// On screen as far as the fields fetched so far tell: its states say shown and visible, and its
+    /// extents (when known) are not the toolkit's "not on screen" ones.
+    fn shown(&self) -> bool {
+        self.states.is_some_and(AtspiStates::on_screen)
+            && !self.extents.is_some_and(|(x, y, _, _)| x == i32::MIN || y == i32::MIN)
+    }
+}
+
 struct Pending {
     obj: ObjRef,
     win: usize,
     parent: Option<usize>,
     slot: usize,
     remaining: u8,
-    /// Only the states were asked so far.
-    probing: bool,
+    /// The probe's fields are asked so far; the rest of phase A follows if it shows the node on screen.
+    probing: Option<Probe>,
     data: NodeData,
 }
 
@@ -528,7 +561,7 @@ impl Walker<'_> {
                 let args = vec![Arg::U32(COORD_SCREEN)];
                 self.enqueue(&obj.bus, obj.path.clone(), COMPONENT, "GetExtents", args, Purpose::WinExtents(w));
             } else {
-                self.start_node(obj, w, None, 0, false);
+                self.start_node(obj, w, None, 0, Probe::Nothing);
             }
         }
     }
@@ -555,16 +588,16 @@ impl Walker<'_> {
             }
             _ => {
                 let obj = self.wins[w].obj.clone();
-                self.start_node(obj, w, None, 0, false);
+                self.start_node(obj, w, None, 0, Probe::Nothing);
                 Mode::Walk
             }
         };
     }
 
-    /// Starts fetching a node. With `probe`, only its states are asked first and the other fields only if
-    /// it is shown: cheaper where most siblings are hidden (long lists, toolkits' hidden views), one
-    /// round trip slower otherwise.
-    fn start_node(&mut self, obj: ObjRef, win: usize, parent: Option<usize>, slot: usize, probe: bool) {
+    /// Starts fetching a node: the fields of `probe` first, the others only if those show it on screen.
+    /// Cheaper where most siblings are hidden (long lists, toolkits' hidden views), one round trip
+    /// slower otherwise.
+    fn start_node(&mut self, obj: ObjRef, win: usize, parent: Option<usize>, slot: usize, probe: Probe) {
         let p = self.pending.len();
         self.pending.push(Some(Pending {
             obj: obj.clone(),
@@ -572,15 +605,11 @@ impl Walker<'_> {
             parent,
             slot,
             remaining: 0,
-            probing: probe,
+            probing: (probe != Probe::Nothing).then_some(probe),
             data: NodeData::default(),
         }));
         self.wins[win].outstanding += 1;
-        if probe {
-            self.queue_fields(p, &obj, &[FieldA::State]);
-        } else {
-            self.queue_fields(p, &obj, &PHASE_A);
-        }
+        self.queue_fields(p, &obj, probe.fields());
     }
 
     fn queue_fields(&mut self, p: usize, obj: &ObjRef, fields: &[FieldA]) {
@@ -630,11 +659,11 @@ impl Walker<'_> {
         if pend.remaining > 0 {
             return;
         }
-        if pend.probing {
-            pend.probing = false;
-            if pend.data.states.is_some_and(AtspiStates::on_screen) {
+        if let Some(probe) = pend.probing.take() {
+            if pend.data.shown() {
                 let obj = pend.obj.clone();
-                let rest: Vec<FieldA> = PHASE_A.into_iter().filter(|f| !matches!(f, FieldA::State)).collect();
+                let asked = probe.fields();
+                let rest: Vec<FieldA> = PHASE_A.into_iter().filter(|f| !asked.contains(f)).collect();
                 self.queue_fields(p, &obj, &rest);
                 return;
             }
@@ -648,14 +677,11 @@ impl Walker<'_> {
     /// Phase A is complete: keep the node (and fetch the rest) or prune it with its subtree.
     fn accept(&mut self, pend: Pending) {
         let Pending { obj, win, parent, slot, data, .. } = pend;
-        let (Some(native), Some(states)) = (data.role, data.states) else { return }; // gone meanwhile
-        if !states.on_screen() {
+        if !data.shown() {
             return;
         }
+        let (Some(native), Some(states)) = (data.role.clone(), data.states) else { return }; // gone meanwhile
         let (x, y, w, h) = data.extents.unwrap_or((0, 0, 0, 0));
-        if x == i32::MIN || y == i32::MIN {
-            return; // the toolkit's "not on screen" extents
-        }
         if self.accepted() >= self.limits.max_nodes {
             self.truncated = true;
             self.wins[win].truncated = true;
@@ -749,8 +775,9 @@ impl Walker<'_> {
         // Children are probed: in toolkits' trees most hidden nodes are leaves or small subtrees next to
         // shown siblings (list rows scrolled away, inactive views), and probing halved the calls of a
         // Chromium walk at no measurable cost in wall time.
+        let probe = if matches!(role, Role::List | Role::Table) { Probe::StatesAndExtents } else { Probe::States };
         for (i, child) in data.children.into_iter().take(room).enumerate() {
-            self.start_node(child, win, Some(n), i, true);
+            self.start_node(child, win, Some(n), i, probe);
         }
     }
 

@@ -357,3 +357,36 @@ fn combo_boxes_sliders_and_spin_buttons_carry_what_the_app_holds() {
     assert!(app.wait_for(|l| l.starts_with("scale=") && l != "scale=42").is_some(), "the slider moved: {:?}", app.seen);
     agrees(desk, &app, Role::Slider, "scale");
 }
+
+const LIST_TITLE: &str = "Handrail Long List";
+
+#[test]
+fn rows_scrolled_out_of_a_long_list_are_left_out_for_two_calls_each() {
+    let (desk, _turn) = desk();
+    let sandbox = &desk.sandbox;
+    let mut command = sandbox.command("/usr/bin/python3");
+    command.arg(concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/apps/probe_gtk.py"));
+    command.args(["--title", LIST_TITLE]);
+    let mut app = LineApp::spawn(command);
+    assert!(app.wait_for(|l| l == "ready").is_some(), "the probe app came up");
+    let limits = test_limits();
+    let row = |s: &AxSnapshot, name: &str| in_window(s, LIST_TITLE).find(|n| n.name == name).cloned();
+    wait_for(&desk.source, &limits, Duration::from_secs(20), |s| row(s, "Row 0").is_some())
+        .unwrap_or_else(|s| panic!("the list's first row never appeared:\n{}", common::dump(&s)));
+
+    desk.source.clear_cache();
+    let cold = desk.source.snapshot(&limits);
+    let stats = desk.source.last_stats();
+    assert_eq!(cold.health, AxHealth::Ok, "{}", common::dump(&cold));
+    let list = in_window(&cold, LIST_TITLE).find(|n| n.role() == Role::Table).expect("the list is listed").clone();
+    // What is in view is listed, inside the list; what is scrolled away is not.
+    let first = row(&cold, "Row 0").expect("Row 0 is in view");
+    assert!(inside(&list.bounds, &first.bounds), "{:?} inside {:?}", first.bounds, list.bounds);
+    for gone in ["Row 50", "Row 199"] {
+        assert!(row(&cold, gone).is_none(), "{gone} is scrolled out of view but listed");
+    }
+    // GTK 3 says those rows are shown and visible; only their extents tell. Each costs its states and
+    // extents, not all eight fields a listed node costs (1,740 calls for this walk before).
+    let budget = 2 * 200 + 12 * stats.nodes;
+    assert!(stats.calls <= budget, "{} calls for {} nodes (budget {budget})", stats.calls, stats.nodes);
+}
