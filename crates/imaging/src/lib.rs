@@ -1,5 +1,5 @@
 //! Pixel work for handrail: resizing and cropping BGRX [`Frame`]s and encoding them as JPEG or PNG; and
-//! [`sniff`], which names an image file's format and size from its header.
+//! luminance ([`luma_row`]) for thumbnails and OCR; and [`sniff`], which names an image file's format and size from its header.
 //!
 //! Everything here works on the capture layout ([`Frame`]: BGRX, 4 bytes a pixel, X ignored, rows
 //! `stride` bytes apart) so a screenshot goes from capture to model without a per-pixel conversion pass
@@ -15,13 +15,17 @@
 
 pub mod draw;
 mod encode;
+mod luma;
 mod pixels;
 mod resize;
+mod reuse;
 mod sniff;
 
 pub use encode::{
     encoder, ImageFormat, JpegEncoder, ParseImageFormatError, PngCompression, PngEncoder, DEFAULT_JPEG_QUALITY,
 };
+pub use luma::{luma, luma_row};
 pub use pixels::{crop, frame_from_rgb, to_rgb, validate};
 pub use resize::{resize_bgrx, upscale_bgrx, MAX_UPSCALE};
+pub use reuse::ReusesLast;
 pub use sniff::sniff;

@@ -19,12 +19,6 @@ impl std::fmt::Debug for GreyImage {
     }
 }
 
-/// Rec. 601 luma in 8-bit fixed point (weights sum to 256, so white stays 255).
-#[inline]
-fn luma(b: u8, g: u8, r: u8) -> u8 {
-    ((u32::from(r) * 77 + u32::from(g) * 150 + u32::from(b) * 29 + 128) >> 8) as u8
-}
-
 impl GreyImage {
     /// Luminance of the whole frame. Rows the buffer does not hold read as black (callers validate the
     /// frame first, so that only matters for frames changed in between).
@@ -39,9 +33,7 @@ impl GreyImage {
             let Some(src) = start.checked_add(w * 4).and_then(|end| frame.pixels.get(start..end)) else {
                 continue;
             };
-            for (d, s) in dst.iter_mut().zip(src.chunks_exact(4)) {
-                *d = luma(s[0], s[1], s[2]);
-            }
+            handrail_imaging::luma_row(src, dst);
         }
         GreyImage { width: frame.size.width, height: frame.size.height, data }
     }
@@ -380,13 +372,6 @@ impl GreyImage {
 mod tests {
     use super::*;
     use handrail_platform::Size;
-
-    #[test]
-    fn luma_keeps_black_and_white() {
-        assert_eq!(luma(0, 0, 0), 0);
-        assert_eq!(luma(255, 255, 255), 255);
-        assert!(luma(0, 255, 0) > luma(0, 0, 255));
-    }
 
     #[test]
     fn from_frame_tolerates_short_buffers() {

@@ -33,24 +33,24 @@ impl Thumbnail {
         let width = source.width.div_ceil(CELL);
         let height = source.height.div_ceil(CELL);
         let mut sums = vec![0u32; width as usize];
-        let mut counts = vec![0u32; width as usize];
+        let mut lumas = vec![0u8; source.width as usize];
         let mut grey = Vec::with_capacity((width * height) as usize);
         for ty in 0..height {
             sums.iter_mut().for_each(|s| *s = 0);
-            counts.iter_mut().for_each(|c| *c = 0);
             let y0 = ty * CELL;
             let y1 = (y0 + CELL).min(source.height);
             for y in y0..y1 {
-                let row = frame.row(y);
-                for (x, px) in row.chunks_exact(4).enumerate() {
-                    // ITU-R BT.601 luma in fixed point; BGRX order.
-                    let l = (29 * u32::from(px[0]) + 150 * u32::from(px[1]) + 77 * u32::from(px[2])) >> 8;
-                    let tx = x / CELL as usize;
-                    sums[tx] += l;
-                    counts[tx] += 1;
+                // Two simple passes the compiler vectorises: luma of the row, then sums per cell.
+                handrail_imaging::luma_row(frame.row(y), &mut lumas);
+                for (sum, cell) in sums.iter_mut().zip(lumas.chunks(CELL as usize)) {
+                    *sum += cell.iter().map(|&l| u32::from(l)).sum::<u32>();
                 }
             }
-            grey.extend(sums.iter().zip(&counts).map(|(s, c)| (s / (*c).max(1)) as u8));
+            let rows = y1 - y0;
+            grey.extend(sums.iter().enumerate().map(|(tx, s)| {
+                let columns = CELL.min(source.width - tx as u32 * CELL);
+                (s / (columns * rows).max(1)) as u8
+            }));
         }
         Thumbnail { source, width, height, grey }
     }
@@ -170,6 +170,53 @@ mod tests {
             }
         }
         f
+    }
+
+    /// Each thumbnail pixel computed alone: the mean luma of the screenshot pixels it covers.
+    fn thumbnail_by_definition(frame: &Frame) -> Vec<u8> {
+        let (w, h) = (frame.size.width, frame.size.height);
+        let mut grey = Vec::new();
+        for ty in 0..h.div_ceil(CELL) {
+            for tx in 0..w.div_ceil(CELL) {
+                let (mut sum, mut n) = (0u32, 0u32);
+                for y in ty * CELL..((ty + 1) * CELL).min(h) {
+                    for x in tx * CELL..((tx + 1) * CELL).min(w) {
+                        let i = y as usize * frame.stride + x as usize * 4;
+                        let px = &frame.pixels[i..i + 4];
+                        sum += u32::from(handrail_imaging::luma(px[0], px[1], px[2]));
+                        n += 1;
+                    }
+                }
+                grey.push((sum / n) as u8);
+            }
+        }
+        grey
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn every_cell_is_the_mean_luma_of_the_pixels_it_covers(
+            width in 1u32..40,
+            height in 1u32..40,
+            padding in 0usize..3,
+            seed in proptest::prelude::any::<u64>(),
+        ) {
+            let size = Size::new(width, height);
+            let stride = width as usize * 4 + padding * 4;
+            let mut state = seed | 1;
+            let pixels = (0..stride * height as usize)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    state as u8
+                })
+                .collect();
+            let frame = Frame { size, screen: size, stride, pixels, origin: Rect::from_size(size) };
+            let t = Thumbnail::of(&frame);
+            proptest::prop_assert_eq!((t.width, t.height), (width.div_ceil(CELL), height.div_ceil(CELL)));
+            proptest::prop_assert_eq!(t.grey, thumbnail_by_definition(&frame));
+        }
     }
 
     #[test]
