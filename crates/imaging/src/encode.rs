@@ -205,11 +205,12 @@ impl FromStr for ImageFormat {
     }
 }
 
-/// The encoder for `format` (PNG at [`PngCompression::Fast`]).
+/// The encoder for `format` (PNG at [`PngCompression::Fast`]), which does not encode the same picture
+/// twice in a row ([`ReusesLast`](crate::ReusesLast)).
 pub fn encoder(format: ImageFormat) -> Box<dyn Encoder> {
     match format {
-        ImageFormat::Jpeg { quality } => Box::new(JpegEncoder::new(quality)),
-        ImageFormat::Png => Box::new(PngEncoder::default()),
+        ImageFormat::Jpeg { quality } => Box::new(crate::ReusesLast::new(JpegEncoder::new(quality))),
+        ImageFormat::Png => Box::new(crate::ReusesLast::new(PngEncoder::default())),
     }
 }
 
