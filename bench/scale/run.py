@@ -143,6 +143,33 @@ def desktop_memory(binary):
         server.shutdown()
 
 
+def mem_available_mib():
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("MemAvailable:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def shared_node_memory(binary, count):
+    """`count` idle desktops side by side, as on a node: PSS summed over all their processes (shared
+    library pages, Mesa's LLVM in every Xvfb above all, are divided among the desktops that map them)
+    and the drop in the node's MemAvailable, each per desktop."""
+    before = mem_available_mib()
+    desktops = [LocalDesktop(binary) for _ in range(count)]
+    try:
+        for d in desktops:
+            d.wait_ready(120)
+        time.sleep(2)
+        pids = set().union(*(desktop_processes(d.pid) for d in desktops))
+        rss, pss, _ = memory(pids)
+        used = before - mem_available_mib()
+    finally:
+        for d in desktops:
+            d.stop()
+    return {"desktops": count, "rss_mib_each": rss / count, "pss_mib_each": pss / count,
+            "mem_available_drop_mib_each": used / count}
+
+
 def page_server():
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
@@ -192,7 +219,7 @@ async def drive(d, rounds):
     """`see`, then a click on the probe app's Change button (its label flips), `rounds` times."""
     async with Computer(d.url, d.token) as c:
         c.new_turn("load", "press Change")
-        see_ms, click_ms, settle_ms, misses = [], [], [], []
+        see_ms, click_ms, click_server_ms, settle_ms, misses = [], [], [], [], []
         first = await c.see()
         change = first.observation.find("Change", role="button")
         if not change:
@@ -215,9 +242,12 @@ async def drive(d, rounds):
             clicked = await c.click(button)
             click_ms.append(1000 * (time.monotonic() - t0))
             settle_ms.append(clicked.timings.settle)
+            # The server's own time, from the call's arrival to its answer: the client's decoding left out.
+            click_server_ms.append(clicked.timings.total)
             if not clicked.ok:
                 raise RuntimeError(f"click on {d.display}: {clicked.text[:300]}")
-        return {"see_ms": see_ms, "click_ms": click_ms, "settle_ms": settle_ms, "misses": misses,
+        return {"see_ms": see_ms, "click_ms": click_ms, "click_server_ms": click_server_ms, "settle_ms": settle_ms,
+                "misses": misses,
                 "wall_s": time.monotonic() - t_all}
 
 
@@ -243,6 +273,7 @@ async def concurrent(binary, count, rounds):
         "see_ms_p90": p90([x for p in per for x in p["see_ms"]]),
         "click_ms_median": median([median(p["click_ms"]) for p in per]),
         "click_ms_p90": p90([x for p in per for x in p["click_ms"]]),
+        "click_server_ms_median": median([median(p["click_server_ms"]) for p in per]),
         "settle_ms_median": median([x for p in per for x in p["settle_ms"]]),
         "actions_per_s": actions / wall,
         "misses": [m for p in per for m in p["misses"]],
@@ -275,9 +306,14 @@ def main():
 
     if "memory" in parts:
         out["memory"] = desktop_memory(args.handrail)
+        shared = shared_node_memory(args.handrail, 8)
         for kind, mem in out["memory"].items():
             print(f"{kind} desktop: RSS {mem['rss_mib']:.0f} MiB, PSS {mem['pss_mib']:.0f} MiB: "
                   + ", ".join(f"{n} {m}" for n, m in mem["processes"]), flush=True)
+        out["memory"]["shared_node"] = shared
+        print(f"{shared['desktops']} idle desktops side by side, per desktop: PSS {shared['pss_mib_each']:.0f} MiB, "
+              f"RSS {shared['rss_mib_each']:.0f} MiB, node MemAvailable drop {shared['mem_available_drop_mib_each']:.0f} MiB",
+              flush=True)
 
     r = asyncio.run(resets(args.handrail, args.resets)) if "reset" in parts else {}
     out["reset"] = r
@@ -293,10 +329,12 @@ def main():
         out["concurrent"].append(c)
         print(f"{count} desktops: started in {c['start_all_s']:.1f} s; see median {c['see_ms_median']:.0f} ms "
               f"(p90 {c['see_ms_p90']:.0f}); click→settled median {c['click_ms_median']:.0f} ms "
-              f"(p90 {c['click_ms_p90']:.0f}); {c['actions_per_s']:.1f} actions/s in all"
+              f"(p90 {c['click_ms_p90']:.0f}; server {c['click_server_ms_median']:.0f}); "
+              f"{c['actions_per_s']:.1f} actions/s in all"
               + (f"; {len(c['misses'])} looks without the button ({', '.join(sorted(set(c['misses'])))})"
                  if c["misses"] else ""), flush=True)
     if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(out, indent=1))
 
 

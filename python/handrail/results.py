@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import functools
 import io
 import types
 import typing
@@ -45,26 +46,41 @@ def _convert(hint: Any, value: Any, where: str) -> Any:
     return value
 
 
+@functools.cache
+def _plan(cls: type) -> tuple[tuple[str, str, Any, bool], ...]:
+    """How `cls` is read, worked out once per class (resolving its type hints costs more than reading
+    a whole result): (field, JSON key, type hint, optional) for each field the server sends."""
+    hints = typing.get_type_hints(cls)
+    return tuple(
+        (f.name, f.metadata.get("json", f.name), hints[f.name],
+         f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING)
+        for f in dataclasses.fields(cls)
+        if f.init and f.name != "extra"
+    )
+
+
+@functools.cache
+def _has_extra(cls: type) -> bool:
+    return "extra" in {f.name for f in dataclasses.fields(cls)}
+
+
 def from_json(cls: type, data: Any, where: str = "") -> Any:
     """Builds dataclass `cls` from the server's JSON object. Keys the server added in a later
     version are kept in `extra`, when the class has one; missing keys are an error."""
     where = where or cls.__name__
     if not isinstance(data, dict):
         raise ShapeError(f"{where}: expected an object, got {type(data).__name__}")
-    hints = typing.get_type_hints(cls)
+    plan = _plan(cls)
     values = {}
-    for f in dataclasses.fields(cls):
-        if not f.init or f.name == "extra":
-            continue
-        key = f.metadata.get("json", f.name)
+    for name, key, hint, optional in plan:
         if key not in data:
-            if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING:
+            if optional:
                 continue
             raise ShapeError(f"{where}: no `{key}` in {sorted(data)}")
-        values[f.name] = _convert(hints[f.name], data[key], f"{where}.{key}")
+        values[name] = _convert(hint, data[key], f"{where}.{key}")
     obj = cls(**values)
-    if "extra" in {f.name for f in dataclasses.fields(cls)}:
-        known = {f.metadata.get("json", f.name) for f in dataclasses.fields(cls)}
+    if _has_extra(cls):
+        known = {key for _, key, _, _ in plan}
         obj.extra = {k: v for k, v in data.items() if k not in known}
     return obj
 
