@@ -5,16 +5,19 @@ the Python client (python/) over MCP; nothing is simulated.
 
 Usage:
   run.py [--handrail PATH] [--starts N] [--resets N] [--counts 1,2,4,8] [--rounds N]
-         [--parts cold,memory,reset,concurrent] [--json FILE]
+         [--parts cold,memory,reset,concurrent] [--drivers process|loop] [--think-ms MS] [--json FILE]
 """
 
 import argparse
 import asyncio
+import concurrent.futures as concurrent_futures
 import datetime
 import http.server
 import json
+import multiprocessing
 import os
 import platform
+import random
 import statistics
 import sys
 import threading
@@ -215,20 +218,24 @@ async def resets(binary, n):
     return out
 
 
-async def drive(d, rounds):
-    """`see`, then a click on the probe app's Change button (its label flips), `rounds` times."""
-    async with Computer(d.url, d.token) as c:
+async def drive(url, token, name, rounds, think, start_at):
+    """`see`, then a click on the probe app's Change button (its label flips), `rounds` times, from
+    wall-clock time `start_at` on (so that every desktop's driver begins at once). With `think`
+    seconds, the driver pauses that long after each answer, as an agent waiting for its model does
+    (starting at a random point of one pause, so that desktops do not all call at once)."""
+    async with Computer(url, token) as c:
         c.new_turn("load", "press Change")
-        see_ms, click_ms, click_server_ms, settle_ms, misses = [], [], [], [], []
+        see_ms, see_server_ms, click_ms, click_server_ms, settle_ms, misses = [], [], [], [], [], []
         first = await c.see()
         change = first.observation.find("Change", role="button")
         if not change:
-            raise RuntimeError(f"no Change button on {d.display}: {first.text[:500]}")
-        t_all = time.monotonic()
+            raise RuntimeError(f"no Change button on {name}: {first.text[:500]}")
+        await asyncio.sleep(max(0.0, start_at - time.time()) + random.uniform(0, think))
         for _ in range(rounds):
             t0 = time.monotonic()
             seen = await c.see()
             see_ms.append(1000 * (time.monotonic() - t0))
+            see_server_ms.append(seen.timings.total)
             found = seen.observation.find("Change", role="button")
             while not found and len(misses) < 3 * rounds:
                 # Under load the accessibility walk can time out; the observation says so.
@@ -236,8 +243,9 @@ async def drive(d, rounds):
                 seen = await c.see()
                 found = seen.observation.find("Change", role="button")
             if not found:
-                raise RuntimeError(f"no Change button on {d.display}: {misses[-3:]}")
+                raise RuntimeError(f"no Change button on {name}: {misses[-3:]}")
             button = found[0]
+            await asyncio.sleep(think)
             t0 = time.monotonic()
             clicked = await c.click(button)
             click_ms.append(1000 * (time.monotonic() - t0))
@@ -245,23 +253,41 @@ async def drive(d, rounds):
             # The server's own time, from the call's arrival to its answer: the client's decoding left out.
             click_server_ms.append(clicked.timings.total)
             if not clicked.ok:
-                raise RuntimeError(f"click on {d.display}: {clicked.text[:300]}")
-        return {"see_ms": see_ms, "click_ms": click_ms, "click_server_ms": click_server_ms, "settle_ms": settle_ms,
+                raise RuntimeError(f"click on {name}: {clicked.text[:300]}")
+            await asyncio.sleep(think)
+        return {"see_ms": see_ms, "see_server_ms": see_server_ms, "click_ms": click_ms, "click_server_ms": click_server_ms, "settle_ms": settle_ms,
                 "misses": misses,
-                "wall_s": time.monotonic() - t_all}
+                "ended": time.time()}
 
 
-async def concurrent(binary, count, rounds):
+def drive_in_process(url, token, name, rounds, think, start_at):
+    return asyncio.run(drive(url, token, name, rounds, think, start_at))
+
+
+def concurrent(binary, count, rounds, drivers, think):
+    """`count` desktops driven at once: each from a process of its own (`drivers == "process"`, as
+    rollout workers or Ray actors drive theirs), or all from one asyncio loop (`"loop"`)."""
     t0 = time.monotonic()
     desktops = [LocalDesktop(binary, launch=[PROBE]) for _ in range(count)]
     try:
         for d in desktops:
             d.wait_ready(180)
         start_s = time.monotonic() - t0
-        await asyncio.sleep(1)
-        t1 = time.monotonic()
-        per = await asyncio.gather(*(drive(d, rounds) for d in desktops))
-        wall = time.monotonic() - t1
+        jobs = [(d.url, d.token, d.display, rounds, think) for d in desktops]
+        if drivers == "process":
+            # Time for the drivers to start and import the client, then all begin together.
+            start_at = time.time() + 2 + 0.5 * count
+            context = multiprocessing.get_context("spawn")
+            with concurrent_futures.ProcessPoolExecutor(count, mp_context=context) as pool:
+                per = list(pool.map(drive_in_process, *zip(*[job + (start_at,) for job in jobs])))
+        else:
+            start_at = time.time() + 1
+
+            async def all_at_once():
+                return await asyncio.gather(*(drive(*job, start_at) for job in jobs))
+
+            per = asyncio.run(all_at_once())
+        wall = max(p["ended"] for p in per) - start_at
     finally:
         for d in desktops:
             d.stop()
@@ -271,6 +297,7 @@ async def concurrent(binary, count, rounds):
         "start_all_s": start_s,
         "see_ms_median": median([median(p["see_ms"]) for p in per]),
         "see_ms_p90": p90([x for p in per for x in p["see_ms"]]),
+        "see_server_ms_median": median([median(p["see_server_ms"]) for p in per]),
         "click_ms_median": median([median(p["click_ms"]) for p in per]),
         "click_ms_p90": p90([x for p in per for x in p["click_ms"]]),
         "click_server_ms_median": median([median(p["click_server_ms"]) for p in per]),
@@ -290,6 +317,10 @@ def main():
     ap.add_argument("--counts", default="1,2,4,8")
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--parts", default="cold,memory,reset,concurrent", help="which measurements to run")
+    ap.add_argument("--drivers", choices=["process", "loop"], default="process",
+                    help="drive each desktop from a process of its own, or all from one asyncio loop")
+    ap.add_argument("--think-ms", type=float, default=0,
+                    help="pause after each answer, as an agent waiting for its model (0: full speed)")
     ap.add_argument("--json")
     args = ap.parse_args()
     out = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -323,12 +354,14 @@ def main():
               f"{median([x['wall_ms'] for x in runs]):.0f} ms; clean {sum(x['clean'] for x in runs)}/{len(runs)}",
               flush=True)
 
+    out["drivers"] = args.drivers
+    out["think_ms"] = args.think_ms
     out["concurrent"] = []
     for count in map(int, args.counts.split(",") if "concurrent" in parts else []):
-        c = asyncio.run(concurrent(args.handrail, count, args.rounds))
+        c = concurrent(args.handrail, count, args.rounds, args.drivers, args.think_ms / 1000)
         out["concurrent"].append(c)
         print(f"{count} desktops: started in {c['start_all_s']:.1f} s; see median {c['see_ms_median']:.0f} ms "
-              f"(p90 {c['see_ms_p90']:.0f}); click→settled median {c['click_ms_median']:.0f} ms "
+              f"(p90 {c['see_ms_p90']:.0f}; server {c['see_server_ms_median']:.0f}); click→settled median {c['click_ms_median']:.0f} ms "
               f"(p90 {c['click_ms_p90']:.0f}; server {c['click_server_ms_median']:.0f}); "
               f"{c['actions_per_s']:.1f} actions/s in all"
               + (f"; {len(c['misses'])} looks without the button ({', '.join(sorted(set(c['misses'])))})"

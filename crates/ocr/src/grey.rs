@@ -20,22 +20,21 @@ impl std::fmt::Debug for GreyImage {
 }
 
 impl GreyImage {
-    /// Luminance of the whole frame. Rows the buffer does not hold read as black (callers validate the
+    /// Luminance of `area` of the frame (clamped to it), read straight from the frame's rows; `None`
+    /// when nothing of it is inside. Rows the buffer does not hold read as black (callers validate the
     /// frame first, so that only matters for frames changed in between).
-    pub(crate) fn from_frame(frame: &Frame) -> GreyImage {
-        let (w, h) = (frame.size.width as usize, frame.size.height as usize);
+    pub(crate) fn from_area(frame: &Frame, area: Rect) -> Option<GreyImage> {
+        let r = area.intersection(&Rect::from_size(frame.size))?;
+        // Inside the frame: non-negative and not empty.
+        let (x, y, w, h) = (r.x as usize, r.y as usize, r.width as usize, r.height as usize);
         let mut data = vec![0u8; w * h];
-        if w == 0 {
-            return GreyImage { width: 0, height: frame.size.height, data };
+        for (row, dst) in data.chunks_exact_mut(w).enumerate() {
+            let start = (y + row).saturating_mul(frame.stride).saturating_add(x * 4);
+            if let Some(src) = start.checked_add(w * 4).and_then(|end| frame.pixels.get(start..end)) {
+                handrail_imaging::luma_row(src, dst);
+            }
         }
-        for (y, dst) in data.chunks_exact_mut(w).enumerate() {
-            let start = y.saturating_mul(frame.stride);
-            let Some(src) = start.checked_add(w * 4).and_then(|end| frame.pixels.get(start..end)) else {
-                continue;
-            };
-            handrail_imaging::luma_row(src, dst);
-        }
-        GreyImage { width: frame.size.width, height: frame.size.height, data }
+        Some(GreyImage { width: r.width, height: r.height, data })
     }
 
     pub(crate) fn bounds(&self) -> Rect {
@@ -374,13 +373,45 @@ mod tests {
     use handrail_platform::Size;
 
     #[test]
-    fn from_frame_tolerates_short_buffers() {
+    fn from_area_tolerates_short_buffers() {
         let mut f = Frame::solid(Size::new(4, 3), [255, 255, 255, 0]);
         f.pixels.truncate(4 * 4 + 5);
-        let g = GreyImage::from_frame(&f);
+        let g = GreyImage::from_area(&f, Rect::new(0, 0, 4, 3)).expect("inside");
         assert_eq!(g.data.len(), 12);
         assert_eq!(&g.data[..4], &[255; 4]);
         assert_eq!(&g.data[4..], &[0; 8]);
+    }
+
+    proptest::proptest! {
+        /// Each grey pixel is the luma of the frame pixel under it, for any area and row padding.
+        #[test]
+        fn from_area_reads_each_pixel_of_the_area(
+            (width, height) in (1u32..24, 1u32..24),
+            padding in 0usize..3,
+            (x, y, w, h) in (-8i32..30, -8i32..30, 0u32..30, 0u32..30),
+            seed in proptest::prelude::any::<u32>(),
+        ) {
+            let size = Size::new(width, height);
+            let stride = width as usize * 4 + padding * 4;
+            let pixels = (0..stride * height as usize).map(|i| (i as u32).wrapping_mul(2_654_435_761) ^ seed).map(|v| (v >> 13) as u8).collect();
+            let frame = Frame { size, screen: size, stride, pixels, origin: Rect::from_size(size) };
+            let area = Rect::new(x, y, w, h);
+            let grey = GreyImage::from_area(&frame, area);
+            let Some(inside) = area.intersection(&Rect::from_size(size)) else {
+                proptest::prop_assert!(grey.is_none());
+                return Ok(());
+            };
+            let grey = grey.expect("an area inside the frame gives an image");
+            proptest::prop_assert_eq!((grey.width, grey.height), (inside.width, inside.height));
+            for gy in 0..inside.height {
+                for gx in 0..inside.width {
+                    let i = (inside.y as u32 + gy) as usize * stride + (inside.x as u32 + gx) as usize * 4;
+                    let px = &frame.pixels[i..i + 3];
+                    let want = handrail_imaging::luma(px[0], px[1], px[2]);
+                    proptest::prop_assert_eq!(grey.data[(gy * inside.width + gx) as usize], want);
+                }
+            }
+        }
     }
 
     #[test]

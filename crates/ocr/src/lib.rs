@@ -556,10 +556,9 @@ impl TesseractOcr {
         threads::warn_if_unlimited();
         let t0 = Instant::now();
 
-        let Some(cut) = handrail_imaging::crop(frame, area) else {
+        let Some(mut grey) = GreyImage::from_area(frame, area) else {
             return Ok(Vec::new());
         };
-        let mut grey = GreyImage::from_frame(&cut);
         let to_local = |r: &Rect| Rect::new(r.x - area.x, r.y - area.y, r.width, r.height);
         let known: Vec<Rect> =
             lock(&self.skip).iter().filter_map(|r| r.intersection(&area)).map(|r| to_local(&r)).collect();
