@@ -20,15 +20,16 @@ import enum
 import json
 import logging
 import time
-from typing import Any, Optional, Union
-from urllib.parse import urlsplit, urlunsplit
+from typing import Any, Optional, Sequence, Union
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import httpx2
 from mcp import Client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.client.streamable_http import streamable_http_client
 
-from .results import (ComputerResult, Element, Health, Observation, Readiness, ResetReport, computer_result,
+from .results import (ComputerResult, Element, FileWritten, Health, Observation, Readiness, ResetReport, RunReport,
+                      computer_result,
                       from_json)
 
 TOOL = "computer"
@@ -240,6 +241,45 @@ class Computer:
         except ValueError:
             return response.status_code, {"error": response.text}
 
+    # ---- a harness's task set-up (a server started with --setup-endpoints) ----------------------
+
+    async def put_file(self, path: str, data: Union[bytes, str]) -> FileWritten:
+        """Puts a file at `path`, relative to the desktop's private home (folders are made on the
+        way; text is written as UTF-8). The next reset removes it with everything the task left."""
+        if self._http is None:
+            await self.connect()
+        assert self._http is not None
+        content = data.encode() if isinstance(data, str) else bytes(data)
+        response = await self._http.request("PUT", self.base + _file_path(path), content=content,
+                                            headers={"Content-Type": "application/octet-stream"})
+        answer = _json_or_error(response)
+        if response.status_code != 200:
+            raise ServiceError(response.status_code, answer.get("error", str(answer)), answer)
+        return from_json(FileWritten, answer)
+
+    async def get_file(self, path: str) -> bytes:
+        """The bytes of the file at `path`, relative to the desktop's private home."""
+        if self._http is None:
+            await self.connect()
+        assert self._http is not None
+        response = await self._http.request("GET", self.base + _file_path(path))
+        if response.status_code != 200:
+            answer = _json_or_error(response)
+            raise ServiceError(response.status_code, answer.get("error", str(answer)), answer)
+        return response.content
+
+    async def run(self, argv: Sequence[str], *, wait: bool = True, timeout: Optional[float] = None) -> RunReport:
+        """Runs `argv` inside the desktop's session, in its home (no shell: pass `["sh", "-c", …]`
+        for one). With `wait`, answers once it exited (killed after `timeout` seconds, 30 by default)
+        with its output; without, once it started, leaving it running until the next reset."""
+        body: dict = {"argv": list(argv), "wait": wait}
+        if timeout is not None:
+            body["timeout_ms"] = max(1, round(timeout * 1000))
+        status, answer = await self._service("POST", "/run", body)
+        if status != 200:
+            raise ServiceError(status, answer.get("error", str(answer)), answer)
+        return from_json(RunReport, answer)
+
     async def health(self) -> Health:
         _, body = await self._service("GET", "/healthz")
         return from_json(Health, body)
@@ -278,3 +318,18 @@ class Computer:
         if require_clean and not report.clean:
             raise ResetNotClean(report)
         return report
+
+
+def _json_or_error(response: Any) -> dict:
+    try:
+        answer = response.json()
+    except ValueError:
+        return {"error": response.text}
+    return answer if isinstance(answer, dict) else {"error": str(answer)}
+
+
+def _file_path(path: str) -> str:
+    """`/files/PATH` with every part escaped, `.` and `..` included, so that no HTTP library folds
+    them away: the server judges the path as given (and refuses one that leaves the home)."""
+    parts = [quote(p, safe="") if p not in (".", "..") else p.replace(".", "%2E") for p in path.split("/")]
+    return "/files/" + "/".join(parts)

@@ -387,3 +387,28 @@ class ResetReport:
     traces: TaskTraces
     duration_ms: int
     timings: ResetTimings = field(metadata={"json": "timings_ms"})
+
+
+@dataclass
+class FileWritten:
+    """`PUT /files/PATH`'s answer: where the file is inside the desktop."""
+
+    version: int
+    path: str
+    bytes: int
+
+
+@dataclass
+class RunReport:
+    """`POST /run`'s answer: how a command run inside the desktop ended, or that it runs on."""
+
+    version: int
+    pid: int
+    exit_code: Optional[int]
+    signal: Optional[int]
+    timed_out: bool
+    running: bool
+    stdout: str
+    stderr: str
+    truncated: bool
+    duration_ms: int

@@ -211,6 +211,12 @@ impl Running {
         )))
     }
 
+    /// A harness's hands in the sandbox (files in its home, commands in its session); `None` for
+    /// other desktops.
+    pub fn task_setup(&self) -> Option<handrail_sandbox::TaskSetup> {
+        self.sandbox.as_ref().map(|s| s.task_setup())
+    }
+
     /// Whether the sandbox's own processes still run (for liveness); `None` for other desktops.
     pub fn desktop_check(&self) -> Option<handrail_mcp::DesktopCheck> {
         let processes = self.sandbox.as_ref()?.process_handle();

@@ -6,6 +6,7 @@ mod desktops;
 mod reset;
 mod sandbox;
 mod serve;
+mod setup;
 
 use std::path::PathBuf;
 

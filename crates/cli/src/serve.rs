@@ -69,6 +69,11 @@ pub struct ServeArgs {
     /// one (`{"trace": true}`) starts `DIR/NNNN-<turn>`; the next reset (or stopping) writes its report.
     #[arg(long, value_name = "DIR", conflicts_with = "trace")]
     task_traces: Option<PathBuf>,
+    /// Offer a harness's task set-up beside /reset: `PUT`/`GET /files/PATH` (a file into or out of
+    /// the sandbox's private home) and `POST /run` (a command run in its session). They need the
+    /// bearer token, even on loopback, and never answer a browser.
+    #[arg(long, requires_all = ["sandbox", "http"])]
+    setup_endpoints: bool,
     /// How results carry their screenshot: inline (in the result), resource (a link the host reads
     /// with resources/read; keeps results small for hosts that cap them) or none. A call's `image`
     /// argument overrides it for that call.
@@ -181,6 +186,11 @@ fn config(args: &ServeArgs) -> Result<Config> {
 pub fn run(args: ServeArgs) -> Result<()> {
     let config = config(&args)?;
     let token = token(&args)?;
+    if args.setup_endpoints && token.is_none() {
+        // Commands run inside the desktop are for the harness alone, not for whatever else can
+        // reach a loopback port.
+        bail!("--setup-endpoints needs a bearer token (HANDRAIL_TOKEN or --token-file), even on loopback");
+    }
     let sealer = sealer(&args)?;
     let sees = config.vision == handrail_core::Vision::Capable;
     let choice = DesktopChoice {
@@ -231,7 +241,11 @@ pub fn run(args: ServeArgs) -> Result<()> {
         std::fs::create_dir_all(root).with_context(|| format!("creating the task trace folder {}", root.display()))?;
         calls = calls.with_task_traces(TaskTraceRoot { root: root.clone(), recorder: WHO.to_string() });
     }
-    let options = ServerOptions { warm_up: true, desktop_check: running.desktop_check(), ..options };
+    let task_setup: Option<handrail_mcp::TaskSetup> = match running.task_setup().filter(|_| args.setup_endpoints) {
+        Some(setup) => Some(std::sync::Arc::new(crate::setup::SandboxSetup(setup))),
+        None => None,
+    };
+    let options = ServerOptions { warm_up: true, desktop_check: running.desktop_check(), task_setup, ..options };
     let server = HandrailServer::start(calls, options).context("starting the engine thread")?;
     let handle = server.clone();
 
@@ -250,6 +264,9 @@ pub fn run(args: ServeArgs) -> Result<()> {
             handrail_mcp::run_http(server, options, |local| {
                 eprintln!("{WHO}: MCP at http://{local}/mcp (Ctrl-C stops)");
                 eprintln!("{WHO}: liveness at /healthz, readiness at /readyz, POST /reset between tasks");
+                if args.setup_endpoints {
+                    eprintln!("{WHO}: task set-up at PUT/GET /files/PATH (in the sandbox's home) and POST /run");
+                }
             })
         }
     };

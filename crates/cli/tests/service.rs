@@ -1,5 +1,6 @@
 //! The desktop service beside `/mcp`: `GET /healthz`, `GET /readyz` (ready only after a first real
-//! observation) and `POST /reset`, on a real sandbox. What a reset leaves is read from the X server
+//! observation), `POST /reset`, and a harness's `/files` and `/run` (`--setup-endpoints`), on a real
+//! sandbox. Files put in are read back from disk, apps a command started from the X server. What a reset leaves is read from the X server
 //! itself (`xprop` for the managed windows, `xclip` for the clipboard) and from the browser's own
 //! command line and profile folder, never from handrail's own answer; MCP calls are raw stateless
 //! (2026-07-28) requests, so no client library is involved. How long a reset takes is measured in
@@ -300,4 +301,129 @@ fn a_model_that_cannot_see_is_alive_but_never_ready() {
     let (status, ready) = get_json(&served.addr(), "/readyz");
     assert_eq!(status, 503, "{ready}");
     assert!(ready["why"].as_str().is_some_and(|w| w.contains("cannot see")), "{ready}");
+}
+
+/// `PATH` percent-encoded for a URL (every byte outside a few plain ones).
+fn encoded(path: &str) -> String {
+    path.bytes()
+        .map(|b| match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'/' | b'.' | b'-' | b'_' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+fn run(addr: &str, body: Value) -> (u16, Value) {
+    let auth = bearer();
+    let headers = [("Authorization", auth.as_str()), ("Content-Type", "application/json")];
+    let (status, _, text) = http(addr, "POST", "/run", &headers, &body.to_string());
+    (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+}
+
+#[test]
+fn a_harness_puts_files_runs_commands_and_reads_results_inside_the_sandbox() {
+    let _serial = serial();
+    let served = Served::start(&["--sandbox", "--vision", "yes", "--setup-endpoints"], &[("HANDRAIL_TOKEN", TOKEN)]);
+    let addr = served.addr();
+    let display = served.display.clone().expect("the sandbox's display");
+    let root = served.sandbox_root().expect("the sandbox's root");
+    wait_for("readiness", Duration::from_secs(60), || get_json(&addr, "/readyz").0 == 200);
+    let auth = bearer();
+    let with_token = [("Authorization", auth.as_str())];
+
+    // A file in, under a Thai name, in a folder that does not exist yet; it is on disk as sent.
+    let content = "ยอดขาย 42 บาท\nTotal: 42\n";
+    let name = "Documents/รายงาน ไตรมาส.txt";
+    let (status, _, text) = http(&addr, "PUT", &format!("/files/{}", encoded(name)), &with_token, content);
+    assert_eq!(status, 200, "{text}");
+    let written: Value = serde_json::from_str(&text).expect("JSON");
+    let path = PathBuf::from(written["path"].as_str().expect("path"));
+    assert!(path.starts_with(&root) && path.ends_with(name), "{path:?} outside {root:?}");
+    assert_eq!(std::fs::read_to_string(&path).expect("on disk"), content);
+    assert_eq!(written["bytes"], content.len());
+
+    // A command in the sandbox's session, in its home: it sees the file and the private display.
+    let (status, ran) = run(&addr, json!({"argv": ["sh", "-c", format!("cat '{name}'; echo \"$DISPLAY\"; exit 7")]}));
+    assert_eq!(status, 200, "{ran}");
+    assert_eq!(ran["stdout"], format!("{content}{display}\n"), "{ran}");
+    assert_eq!((ran["exit_code"].as_i64(), ran["timed_out"].as_bool()), (Some(7), Some(false)), "{ran}");
+
+    // An app started and left running: its window is on the sandbox's X server, the agent sees it,
+    // and the next reset closes it.
+    let probe = workspace().join("testdata/apps/probe_gtk.py");
+    let argv = json!(["/usr/bin/python3", probe, "--title", "Opened by the harness"]);
+    let (status, started) = run(&addr, json!({"argv": argv, "wait": false}));
+    assert_eq!((status, started["running"].as_bool()), (200, Some(true)), "{started}");
+    wait_for("the harness's app", Duration::from_secs(30), || {
+        x_windows(&display).iter().any(|t| t == "Opened by the harness")
+    });
+    let seen = computer(&addr, "setup-1", json!({"action": "see"}));
+    assert_eq!(seen["observation"]["window"], "Opened by the harness", "{seen}");
+    let (status, report) = reset(&addr, &with_token, "");
+    assert_eq!(status, 200, "{report}");
+    assert!(report["closed"].as_array().expect("closed").iter().any(|c| c["pid"] == started["pid"]), "{report}");
+    assert!(x_windows(&display).is_empty(), "{:?}", x_windows(&display));
+    assert!(!path.exists(), "the reset removes what the last task put in the home");
+
+    // Evaluation: what a command wrote comes back out, byte for byte.
+    let (status, ran) = run(&addr, json!({"argv": ["sh", "-c", "printf 'ผลลัพธ์: ok' > out.txt"]}));
+    assert_eq!((status, ran["exit_code"].as_i64()), (200, Some(0)), "{ran}");
+    let (status, _, body) = http(&addr, "GET", "/files/out.txt", &with_token, "");
+    assert_eq!((status, body.as_str()), (200, "ผลลัพธ์: ok"));
+
+    // A command past its time is killed, and the answer says so at once.
+    let t0 = Instant::now();
+    let (status, ran) = run(&addr, json!({"argv": ["sleep", "30"], "timeout_ms": 300}));
+    assert_eq!((status, ran["timed_out"].as_bool()), (200, Some(true)), "{ran}");
+    assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+
+    // Refused, and nothing changed: paths that leave the home, no token, a browser's request, bad
+    // requests, files that are not there.
+    let escape = root.join("escaped.txt");
+    for bad in ["../escaped.txt", "%2E%2E/escaped.txt", "%2Fetc%2Fescaped.txt", "a/%2E%2E/%2E%2E/escaped.txt"] {
+        let (status, _, text) = http(&addr, "PUT", &format!("/files/{bad}"), &with_token, "x");
+        assert_eq!(status, 400, "{bad}: {text}");
+    }
+    assert!(!escape.exists());
+    let (status, _, _) = http(&addr, "GET", "/files/out.txt", &[], "");
+    assert_eq!(status, 401);
+    let (status, _, _) = http(&addr, "PUT", "/files/new.txt", &[], "x");
+    assert_eq!(status, 401);
+    let from_page = [("Authorization", auth.as_str()), ("Origin", "http://localhost:3000")];
+    let (status, _, text) = http(&addr, "GET", "/files/out.txt", &from_page, "");
+    assert_eq!(status, 403, "{text}");
+    let (status, _, _) = http(&addr, "GET", "/files/missing.txt", &with_token, "");
+    assert_eq!(status, 404);
+    let (status, _, _) = http(&addr, "GET", "/files/%ZZ", &with_token, "");
+    assert_eq!(status, 400);
+    for body in [json!({"argv": []}), json!({"argv": ["true"], "timeout_ms": 0}), json!({"argv": ["true"], "shell": 1})]
+    {
+        assert_eq!(run(&addr, body.clone()).0, 400, "{body}");
+    }
+    assert_eq!(run(&addr, json!({"argv": ["/no/such/program"]})).0, 400);
+    let (status, _, _) = http(&addr, "DELETE", "/files/out.txt", &with_token, "");
+    assert_eq!(status, 405);
+}
+
+#[test]
+fn set_up_endpoints_are_off_unless_asked_for_and_never_without_a_token() {
+    let _serial = serial();
+    let served = Served::start(&["--sandbox", "--vision", "yes"], &[("HANDRAIL_TOKEN", TOKEN)]);
+    let auth = bearer();
+    let (status, answer) = run(&served.addr(), json!({"argv": ["true"]}));
+    assert_eq!(status, 501, "{answer}");
+    assert!(answer["error"].as_str().is_some_and(|e| e.contains("--setup-endpoints")), "{answer}");
+    let (status, _, _) = http(&served.addr(), "GET", "/files/x", &[("Authorization", auth.as_str())], "");
+    assert_eq!(status, 501);
+    drop(served);
+
+    let out = Command::new(env!("CARGO_BIN_EXE_handrail"))
+        .args(["serve", "--sandbox", "--vision", "yes", "--http", "127.0.0.1:0", "--setup-endpoints"])
+        .env_remove("HANDRAIL_TOKEN")
+        .stdin(Stdio::null())
+        .output()
+        .expect("handrail runs");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("needs a bearer token"), "{stderr}");
 }

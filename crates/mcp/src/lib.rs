@@ -15,6 +15,7 @@ pub mod screenshots;
 pub mod sealed;
 pub mod server;
 pub mod service;
+pub mod setup;
 pub mod tools;
 pub mod transport;
 
@@ -28,4 +29,5 @@ pub use local::{LocalError, LocalSession};
 pub use screenshots::ImageDelivery;
 pub use sealed::Sealer;
 pub use server::{DesktopCheck, HandrailServer, ServerOptions, QUESTION_LIFETIME};
+pub use setup::{SetupFailure, TaskSetup, TaskSetupHook};
 pub use transport::{run_http, run_stdio, serve_http, serve_stdio, HttpOptions, HttpServer, ServeError};

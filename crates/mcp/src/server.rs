@@ -63,6 +63,8 @@ pub struct ServerOptions {
     pub warm_up: bool,
     /// Whether the desktop's own processes still run (liveness); `None`: nothing to check.
     pub desktop_check: Option<DesktopCheck>,
+    /// A harness's set-up endpoints (`/files/…`, `/run`) on HTTP; `None`: not offered.
+    pub task_setup: Option<crate::setup::TaskSetup>,
 }
 
 /// Says what is broken about the desktop's own processes (a dead X server), if anything. Cheap and
@@ -78,6 +80,7 @@ impl std::fmt::Debug for ServerOptions {
             .field("trace_dir", &self.trace_dir)
             .field("warm_up", &self.warm_up)
             .field("desktop_check", &self.desktop_check.is_some())
+            .field("task_setup", &self.task_setup.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -95,6 +98,7 @@ impl Default for ServerOptions {
             trace_dir: None,
             warm_up: false,
             desktop_check: None,
+            task_setup: None,
         }
     }
 }
@@ -155,6 +159,11 @@ impl HandrailServer {
             self.shared.options.desktop_check.as_ref().and_then(|check| check().err())
         };
         Health { version: SERVICE_VERSION, alive: problem.is_none(), problem }
+    }
+
+    /// The set-up endpoints' desktop side, when they are offered.
+    pub fn task_setup(&self) -> Option<crate::setup::TaskSetup> {
+        self.shared.options.task_setup.clone()
     }
 
     /// Readiness (see [`Desk::readiness`]); never ready while not alive.

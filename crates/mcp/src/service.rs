@@ -9,8 +9,13 @@
 //!   new turn; answers what it closed and how long it took (200 when clean, 500 when something was
 //!   left, 400 for a bad body, 501 where the desktop is not a sandbox). Held to `/mcp`'s rules: the
 //!   bearer token when one is set, the `Host` names and browser `Origin`s `/mcp` accepts.
+//! - `PUT /files/PATH`, `GET /files/PATH`, `POST /run` — a harness's task set-up, only when the server
+//!   was started with it (else 501): a file put into or read out of the desktop's private home (`PATH`
+//!   relative to it, percent-encoded; bytes in the body), a command run in the desktop's session. They
+//!   need the bearer token even on loopback, and refuse any request a browser makes (an `Origin`
+//!   header): an app or page inside the desktop must not reach them.
 //!
-//! Every answer is JSON (`handrail_wire::service`).
+//! Every answer is JSON (`handrail_wire::service`), but a file read, which is its bytes.
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
@@ -19,18 +24,34 @@ use hyper::{Method, Request, Response, StatusCode};
 use serde::Serialize;
 
 use handrail_calls::ResetError;
-use handrail_wire::service::{ResetRequest, ServiceError};
+use handrail_wire::service::{ResetRequest, RunRequest, ServiceError};
 
 use crate::server::HandrailServer;
+use crate::setup::{percent_decode, SetupFailure, DEFAULT_RUN_TIMEOUT_MS, MAX_FILE_BYTES, MAX_RUN_TIMEOUT_MS};
 use crate::transport::Body;
 
 /// The paths served here.
 pub const HEALTH_PATH: &str = "/healthz";
 pub const READY_PATH: &str = "/readyz";
 pub const RESET_PATH: &str = "/reset";
+pub const FILES_PREFIX: &str = "/files/";
+pub const RUN_PATH: &str = "/run";
 
 /// Largest reset body read (a turn id, an intent and a mode fit many times over).
 const MAX_RESET_BODY: usize = 16 * 1024;
+/// Largest `/run` body read.
+const MAX_RUN_BODY: usize = 64 * 1024;
+
+/// What the request's bearer token says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Bearer {
+    /// It carries the server's token.
+    Carried,
+    /// The server has none (it listens on loopback only).
+    NoneSet,
+    /// The server has one and the request does not carry it.
+    Missing,
+}
 
 /// Which `Host` names and browser `Origin`s a state-changing request may come with: `/mcp`'s.
 #[derive(Debug, Clone)]
@@ -43,7 +64,7 @@ pub(crate) struct Allowed {
 
 /// Whether `path` is one of the service endpoints.
 pub(crate) fn is_service_path(path: &str) -> bool {
-    matches!(path, HEALTH_PATH | READY_PATH | RESET_PATH)
+    matches!(path, HEALTH_PATH | READY_PATH | RESET_PATH | RUN_PATH) || path.starts_with(FILES_PREFIX)
 }
 
 fn json<T: Serialize>(status: StatusCode, value: &T) -> Response<Body> {
@@ -66,13 +87,18 @@ fn method_not_allowed(allow: &'static str) -> Response<Body> {
     r
 }
 
-/// Answers a request to one of the service paths. `authorized` is the bearer token's verdict, as
-/// `/mcp` would give it.
+fn unauthorized() -> Response<Body> {
+    let mut r = error(StatusCode::UNAUTHORIZED, "a bearer token is required");
+    r.headers_mut().insert(hyper::header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"handrail\""));
+    r
+}
+
+/// Answers a request to one of the service paths. `bearer` is what its bearer token says.
 pub(crate) async fn handle(
     request: Request<hyper::body::Incoming>,
     server: &HandrailServer,
     allowed: &Allowed,
-    authorized: bool,
+    bearer: Bearer,
 ) -> Response<Body> {
     let method = request.method().clone();
     match request.uri().path() {
@@ -92,30 +118,146 @@ pub(crate) async fn handle(
             }
             _ => method_not_allowed("GET"),
         },
-        _ => {
+        RESET_PATH => {
             if method != Method::POST {
                 return method_not_allowed("POST");
             }
             if let Err(why) = check_sender(&request, allowed) {
                 return error(StatusCode::FORBIDDEN, why);
             }
-            if !authorized {
-                let mut r = error(StatusCode::UNAUTHORIZED, "a bearer token is required");
-                r.headers_mut()
-                    .insert(hyper::header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"handrail\""));
-                return r;
+            if bearer == Bearer::Missing {
+                return unauthorized();
             }
             reset(request, server).await
         }
+        _ => task_setup(request, server, allowed, bearer).await,
     }
 }
 
-async fn reset(request: Request<hyper::body::Incoming>, server: &HandrailServer) -> Response<Body> {
-    let json_body = request
+/// `/files/…` and `/run`.
+async fn task_setup(
+    request: Request<hyper::body::Incoming>,
+    server: &HandrailServer,
+    allowed: &Allowed,
+    bearer: Bearer,
+) -> Response<Body> {
+    let is_run = request.uri().path() == RUN_PATH;
+    let method = request.method().clone();
+    let method_fits = if is_run { method == Method::POST } else { matches!(method, Method::GET | Method::PUT) };
+    if !method_fits {
+        return method_not_allowed(if is_run { "POST" } else { "GET, PUT" });
+    }
+    if let Err(why) = check_sender(&request, allowed) {
+        return error(StatusCode::FORBIDDEN, why);
+    }
+    if request.headers().contains_key(ORIGIN) {
+        return error(StatusCode::FORBIDDEN, "the set-up endpoints do not answer requests made by a browser");
+    }
+    match bearer {
+        Bearer::Carried => {}
+        Bearer::Missing => return unauthorized(),
+        Bearer::NoneSet => {
+            return error(
+                StatusCode::FORBIDDEN,
+                "the set-up endpoints need the server to have a bearer token (HANDRAIL_TOKEN or --token-file), even on loopback",
+            )
+        }
+    }
+    let Some(hook) = server.task_setup() else {
+        return error(
+            StatusCode::NOT_IMPLEMENTED,
+            "task set-up is not offered here: start `handrail serve --sandbox --http ADDR --setup-endpoints`",
+        );
+    };
+    if is_run {
+        return run(request, hook).await;
+    }
+    let raw = request.uri().path()[FILES_PREFIX.len()..].to_owned();
+    let path = match percent_decode(&raw) {
+        Ok(p) => p,
+        Err(why) => return error(StatusCode::BAD_REQUEST, why),
+    };
+    if method == Method::GET {
+        let read = tokio::task::spawn_blocking(move || hook.get_file(&path, MAX_FILE_BYTES)).await;
+        return match read {
+            Ok(Ok(bytes)) => {
+                let mut response = Response::new(Full::new(Bytes::from(bytes)).boxed());
+                let headers = response.headers_mut();
+                headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/octet-stream"));
+                headers.insert(hyper::header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+                response
+            }
+            Ok(Err(failure)) => setup_failure(failure),
+            Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, format!("reading the file stopped: {e}")),
+        };
+    }
+    let body = match Limited::new(request.into_body(), MAX_FILE_BYTES as usize).collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(e) => {
+            return error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("the file could not be read (at most {MAX_FILE_BYTES} bytes): {e}"),
+            )
+        }
+    };
+    match tokio::task::spawn_blocking(move || hook.put_file(&path, &body)).await {
+        Ok(Ok(written)) => json(StatusCode::OK, &written),
+        Ok(Err(failure)) => setup_failure(failure),
+        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, format!("writing the file stopped: {e}")),
+    }
+}
+
+async fn run(request: Request<hyper::body::Incoming>, hook: crate::setup::TaskSetup) -> Response<Body> {
+    if !is_json(&request) {
+        return error(StatusCode::UNSUPPORTED_MEDIA_TYPE, "a run request must be application/json");
+    }
+    let body = match Limited::new(request.into_body(), MAX_RUN_BODY).collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(e) => return error(StatusCode::PAYLOAD_TOO_LARGE, format!("the body could not be read: {e}")),
+    };
+    let mut run: RunRequest = match serde_json::from_slice(&body) {
+        Ok(r) => r,
+        Err(e) => return error(StatusCode::BAD_REQUEST, format!("the body is not a run request: {e}")),
+    };
+    if run.argv.first().is_none_or(String::is_empty) {
+        return error(StatusCode::BAD_REQUEST, "`argv` needs a program");
+    }
+    match run.timeout_ms {
+        Some(0) => return error(StatusCode::BAD_REQUEST, "`timeout_ms` must be at least 1"),
+        Some(t) if t > MAX_RUN_TIMEOUT_MS => {
+            return error(StatusCode::BAD_REQUEST, format!("`timeout_ms` is at most {MAX_RUN_TIMEOUT_MS}"))
+        }
+        Some(_) => {}
+        None => run.timeout_ms = Some(DEFAULT_RUN_TIMEOUT_MS),
+    }
+    match tokio::task::spawn_blocking(move || hook.run(&run)).await {
+        Ok(Ok(report)) => json(StatusCode::OK, &report),
+        Ok(Err(failure)) => setup_failure(failure),
+        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, format!("the command's wait stopped: {e}")),
+    }
+}
+
+fn setup_failure(failure: SetupFailure) -> Response<Body> {
+    let status = match &failure {
+        SetupFailure::BadRequest(_) => StatusCode::BAD_REQUEST,
+        SetupFailure::NotFound(_) => StatusCode::NOT_FOUND,
+        SetupFailure::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+        SetupFailure::Failed(_) => StatusCode::INTERNAL_SERVER_ERROR,
+    };
+    error(status, failure.to_string())
+}
+
+/// No `Content-Type`, or `application/json` (with parameters).
+fn is_json(request: &Request<hyper::body::Incoming>) -> bool {
+    request
         .headers()
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_none_or(|v| v.split(';').next().is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json")));
+        .is_none_or(|v| v.split(';').next().is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json")))
+}
+
+async fn reset(request: Request<hyper::body::Incoming>, server: &HandrailServer) -> Response<Body> {
+    let json_body = is_json(&request);
     let body = match Limited::new(request.into_body(), MAX_RESET_BODY).collect().await {
         Ok(collected) => collected.to_bytes(),
         Err(e) => return error(StatusCode::PAYLOAD_TOO_LARGE, format!("the body could not be read: {e}")),

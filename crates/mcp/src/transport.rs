@@ -18,7 +18,7 @@ use rmcp::ServiceExt;
 use tokio_util::sync::CancellationToken;
 
 use crate::server::HandrailServer;
-use crate::service::{is_service_path, Allowed};
+use crate::service::{is_service_path, Allowed, Bearer};
 
 /// Why serving stopped early.
 #[derive(Debug, thiserror::Error)]
@@ -189,13 +189,17 @@ pub async fn serve_http(server: HandrailServer, options: HttpOptions) -> Result<
                     let allowed = allowed.clone();
                     async move {
                         if is_service_path(request.uri().path()) {
-                            let authorized = authorized(&request, token.as_deref());
-                            return Ok(crate::service::handle(request, &desktop, &allowed, authorized).await);
+                            let bearer = match (&token, authorized(&request, token.as_deref())) {
+                                (None, _) => Bearer::NoneSet,
+                                (Some(_), true) => Bearer::Carried,
+                                (Some(_), false) => Bearer::Missing,
+                            };
+                            return Ok(crate::service::handle(request, &desktop, &allowed, bearer).await);
                         }
                         if request.uri().path() != "/mcp" {
                             return Ok::<_, std::convert::Infallible>(plain(
                                 StatusCode::NOT_FOUND,
-                                "handrail serves MCP at /mcp (and /healthz, /readyz, POST /reset)\n",
+                                "handrail serves MCP at /mcp (and /healthz, /readyz, POST /reset, /files/…, POST /run)\n",
                             ));
                         }
                         if !authorized(&request, token.as_deref()) {

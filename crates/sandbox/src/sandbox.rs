@@ -914,6 +914,12 @@ impl Sandbox {
         marked_processes(&self.id)
     }
 
+    /// A handle for a harness: files into and out of the private home, commands run in the session
+    /// (see [`TaskSetup`](crate::TaskSetup)); usable on another thread while the sandbox runs.
+    pub fn task_setup(&self) -> crate::TaskSetup {
+        crate::TaskSetup::new(self.home.clone(), self.env())
+    }
+
     /// A handle that tells the sandbox's apps from its own processes and closes the apps, for use on
     /// another thread while the sandbox runs (see [`SandboxProcesses`]).
     pub fn process_handle(&self) -> SandboxProcesses {

@@ -1,6 +1,7 @@
 //! The desktop service's answers beside MCP, on the same HTTP listener: liveness (`GET /healthz`),
-//! readiness (`GET /readyz`) and reset (`POST /reset`). A fleet manager reads the first two; an
-//! evaluation or RL harness calls the third between tasks.
+//! readiness (`GET /readyz`), reset (`POST /reset`) and, when the server offers them, a harness's task
+//! set-up (`PUT`/`GET /files/PATH`, `POST /run`). A fleet manager reads the first two; an evaluation or
+//! RL harness calls the others between and around tasks.
 //!
 //! Compatibility as for the `computer` result: fields are only added within a [`SERVICE_VERSION`].
 
@@ -140,6 +141,57 @@ pub struct ResetReport {
     pub timings_ms: ResetTimings,
 }
 
+/// `PUT /files/PATH`'s answer: the file is in place.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct FileWritten {
+    pub version: u32,
+    /// Where it is inside the desktop (absolute), for the commands and apps that open it.
+    pub path: String,
+    pub bytes: u64,
+}
+
+/// `POST /run`'s body: a command run inside the desktop's session (its display, buses and home), the
+/// way a harness sets a task up (`gsettings set …`, `libreoffice --calc report.xlsx`) or checks it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunRequest {
+    /// The program and its arguments (no shell: use `["sh", "-c", "…"]` for one).
+    pub argv: Vec<String>,
+    /// Wait for it to exit and answer with its output (the default), or answer once it started and
+    /// leave it running as one of the desktop's apps.
+    #[serde(default = "waits")]
+    pub wait: bool,
+    /// When waiting: how long at most, in milliseconds (default 30,000, at most 600,000); then it is
+    /// killed with everything it started.
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+fn waits() -> bool {
+    true
+}
+
+/// `POST /run`'s answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RunReport {
+    pub version: u32,
+    pub pid: u32,
+    /// Its exit code, when it exited.
+    pub exit_code: Option<i32>,
+    /// The signal that ended it, when one did.
+    pub signal: Option<i32>,
+    /// It ran past `timeout_ms` and was killed.
+    pub timed_out: bool,
+    /// Not waited for: it runs on (a reset closes it).
+    pub running: bool,
+    /// The start of its standard output and error (UTF-8, invalid bytes replaced; at most 64 KiB each).
+    pub stdout: String,
+    pub stderr: String,
+    /// An output was longer than 64 KiB and was cut.
+    pub truncated: bool,
+    pub duration_ms: u64,
+}
+
 /// An error answer of the service endpoints (bad request, no reset on this desktop, …).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ServiceError {
@@ -166,5 +218,16 @@ mod tests {
         assert!(named.trace);
         assert!(serde_json::from_str::<ResetRequest>(r#"{"turns": "x"}"#).is_err());
         assert!(serde_json::from_str::<ResetRequest>(r#"{"trace": "yes"}"#).is_err());
+    }
+
+    #[test]
+    fn run_requests_wait_by_default_and_refuse_unknown_fields() {
+        let plain: RunRequest = serde_json::from_str(r#"{"argv": ["true"]}"#).expect("decodes");
+        assert_eq!(plain, RunRequest { argv: vec!["true".into()], wait: true, timeout_ms: None });
+        let detached: RunRequest = serde_json::from_str(r#"{"argv": ["app"], "wait": false}"#).expect("decodes");
+        assert!(!detached.wait);
+        assert!(serde_json::from_str::<RunRequest>(r#"{"argv": "true"}"#).is_err());
+        assert!(serde_json::from_str::<RunRequest>(r#"{"argv": ["true"], "shell": true}"#).is_err());
+        assert!(serde_json::from_str::<RunRequest>(r#"{}"#).is_err());
     }
 }

@@ -60,6 +60,11 @@ impl Served {
         self.url.trim_start_matches("http://").trim_end_matches("/mcp").to_string()
     }
 
+    /// The private desktop's temporary root (its home is inside), when it is a sandbox.
+    pub fn sandbox_root(&self) -> Option<std::path::PathBuf> {
+        self.inner.sandbox_root()
+    }
+
     /// Everything the server wrote to stderr so far.
     pub fn log(&self) -> String {
         self.inner.log().join("\n")
