@@ -98,6 +98,7 @@ pub fn run(args: AgentArgs) -> Result<std::process::ExitCode> {
         wayland: false,
         wayland_display: None,
         size: args.size,
+        opengl: false,
         display: args.display.clone(),
         simulated: args.simulated,
         launch: args.launch.clone(),

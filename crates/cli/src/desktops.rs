@@ -176,6 +176,8 @@ pub struct DesktopChoice {
     /// A running wlroots session to attach to (a socket name or path).
     pub wayland_display: Option<String>,
     pub size: (u32, u32),
+    /// Offer OpenGL (GLX) in a sandbox.
+    pub opengl: bool,
     pub display: Option<String>,
     /// The built-in simulated desktop.
     pub simulated: bool,
@@ -294,7 +296,12 @@ pub fn open_desktop(who: &str, choice: &DesktopChoice, sees: bool, policy: &UrlP
         return Ok((desktop, running));
     }
     if choice.sandbox {
-        let opts = SandboxOptions { size: choice.size, wayland: choice.wayland, ..SandboxOptions::default() };
+        let opts = SandboxOptions {
+            size: choice.size,
+            wayland: choice.wayland,
+            opengl: choice.opengl,
+            ..SandboxOptions::default()
+        };
         let sandbox = Sandbox::start(opts).context("starting the sandbox desktop")?;
         eprintln!("{who}: private desktop {} is up", sandbox.session_name());
         let desktop = sandbox_desktop(&sandbox, who, policy);

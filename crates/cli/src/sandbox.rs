@@ -24,6 +24,10 @@ pub struct SandboxArgs {
     /// instead of an X11 one.
     #[arg(long, conflicts_with_all = ["display", "no_window_manager"])]
     wayland: bool,
+    /// Offer OpenGL (the X server's GLX, Mesa's software renderer) to apps that need it; off by
+    /// default, as it costs each desktop ~55 MB.
+    #[arg(long, conflicts_with = "wayland")]
+    opengl: bool,
     /// A command to run inside the desktop; the desktop stops when it exits.
     #[arg(last = true)]
     command: Vec<String>,
@@ -46,6 +50,7 @@ fn options(args: &SandboxArgs) -> SandboxOptions {
         window_manager: !args.no_window_manager,
         accessibility: !args.no_accessibility,
         wayland: args.wayland,
+        opengl: args.opengl,
         ..SandboxOptions::default()
     }
 }

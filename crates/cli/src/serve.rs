@@ -33,6 +33,10 @@ pub struct ServeArgs {
     /// Sandbox screen size, WIDTHxHEIGHT.
     #[arg(long, default_value = "1280x800", value_parser = crate::sandbox::parse_size, requires = "sandbox")]
     size: (u32, u32),
+    /// With --sandbox: offer OpenGL (the X server's GLX, Mesa's software renderer) to apps that need
+    /// it; off by default, as it costs each desktop ~55 MB.
+    #[arg(long, requires = "sandbox", conflicts_with = "wayland")]
+    opengl: bool,
     /// The X display to serve (default: $DISPLAY).
     #[arg(long, conflicts_with = "simulated")]
     display: Option<String>,
@@ -198,6 +202,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         wayland: args.wayland,
         wayland_display: args.wayland_display.clone(),
         size: args.size,
+        opengl: args.opengl,
         display: args.display.clone(),
         simulated: args.simulated,
         launch: args.launch.clone(),

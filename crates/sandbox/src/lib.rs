@@ -6,7 +6,8 @@
 //! dir and would otherwise leak between sessions), then starts, in order and each bounded by
 //! [`SandboxOptions::step_timeout`]:
 //!
-//! 1. `Xvfb :N -screen 0 WxHxD -nolisten tcp -noreset` — ready when an X connection setup on
+//! 1. `Xvfb :N -screen 0 WxHxD -nolisten tcp -noreset -extension GLX` (GLX only with
+//!    [`SandboxOptions::opengl`]) — ready when an X connection setup on
 //!    /tmp/.X11-unix/XN succeeds (`-noreset` keeps root properties such as `AT_SPI_BUS` when the last
 //!    client disconnects);
 //! 2. `dbus-daemon --session --nofork` on `$XDG_RUNTIME_DIR/bus` (address read from its stdout);

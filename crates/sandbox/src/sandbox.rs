@@ -57,6 +57,11 @@ pub struct SandboxOptions {
     /// spawned the child exits, not the process: start the sandbox (and spawn apps) from a thread that
     /// lives as long as the sandbox, or turn this off and rely on the reaper.
     pub parent_death_signal: bool,
+    /// Offer OpenGL to apps through the X server's GLX extension (Mesa's software renderer). Off by
+    /// default: browsers handrail starts draw without a GPU and toolkits fall back to software, while
+    /// GLX costs each desktop ~55 MB of RSS (Mesa's LLVM mapped into the X server, 11 MB of it
+    /// private). Turn it on for apps that need OpenGL (3D programs, some Qt Quick apps). X11 only.
+    pub opengl: bool,
 }
 
 impl Default for SandboxOptions {
@@ -72,6 +77,7 @@ impl Default for SandboxOptions {
             wayland: false,
             desktop_user: None,
             parent_death_signal: true,
+            opengl: false,
         }
     }
 }
@@ -488,6 +494,9 @@ impl Sandbox {
             let log = self.logs.join(format!("xvfb-{n}.log"));
             let mut cmd = self.infra_command(xvfb, &log)?;
             cmd.arg(format!(":{n}")).args(["-screen", "0", &geometry, "-nolisten", "tcp", "-noreset"]);
+            if !self.opts.opengl {
+                cmd.args(["-extension", "GLX"]);
+            }
             let child = cmd.spawn().map_err(|source| SandboxError::Spawn {
                 step: STEP,
                 program: xvfb.display().to_string(),
@@ -987,6 +996,10 @@ impl Sandbox {
             env.push(("XDG_SESSION_TYPE".to_owned(), "x11".to_owned()));
             env.push(("GDK_BACKEND".to_owned(), "x11".to_owned()));
             env.push(("QT_QPA_PLATFORM".to_owned(), "xcb".to_owned()));
+            if !self.opts.opengl {
+                // Without GLX, Qt Quick would fail to make a GL context; its software renderer draws.
+                env.push(("QT_QUICK_BACKEND".to_owned(), "software".to_owned()));
+            }
         }
         if let Some(addr) = &self.bus_address {
             env.push(("DBUS_SESSION_BUS_ADDRESS".to_owned(), addr.clone()));
