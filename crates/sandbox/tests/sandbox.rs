@@ -511,9 +511,10 @@ fn x_extensions(sb: &Sandbox) -> String {
 
 /// RSS of the sandbox's X server, in KiB.
 fn x_server_rss_kib(sb: &Sandbox) -> u64 {
-    let pid = sb.processes().into_iter().find(|p| {
-        std::fs::read_to_string(format!("/proc/{p}/comm")).is_ok_and(|c| c.trim() == "Xvfb")
-    });
+    let pid = sb
+        .processes()
+        .into_iter()
+        .find(|p| std::fs::read_to_string(format!("/proc/{p}/comm")).is_ok_and(|c| c.trim() == "Xvfb"));
     let status = std::fs::read_to_string(format!("/proc/{}/status", pid.expect("Xvfb runs"))).expect("status");
     let line = status.lines().find(|l| l.starts_with("VmRSS:")).expect("VmRSS");
     line.split_whitespace().nth(1).and_then(|v| v.parse().ok()).expect("a number")
