@@ -34,6 +34,22 @@ const PAGE: &str = r#"<!doctype html><html><head><meta charset="utf-8"><title>se
 </script></body></html>"#;
 
 /// A GTK app of testdata/apps, up and ready.
+/// Waits for xterm's window. Tests start a terminal in a corner and wait for it before the app under
+/// test: the window manager activates the window mapped last, and a terminal mapping after the app
+/// would take the keyboard from it.
+fn wait_for_terminal_window(sandbox: &Sandbox) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !sandbox
+        .command("xdotool")
+        .args(["search", "--onlyvisible", "--class", "XTerm"])
+        .output()
+        .is_ok_and(|o| o.status.success() && !o.stdout.is_empty())
+    {
+        assert!(Instant::now() < deadline, "xterm's window never appeared");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 fn gtk_app(sandbox: &Sandbox, script: &str) -> LineApp {
     let path = format!("{}/../../testdata/apps/{script}", env!("CARGO_MANIFEST_DIR"));
     let mut command = sandbox.command("/usr/bin/python3");
@@ -104,6 +120,7 @@ fn keyboard_paths_around_the_guards_are_refused_on_real_apps() {
     let sandbox = Sandbox::start(SandboxOptions { parent_death_signal: false, ..SandboxOptions::default() })
         .expect("sandbox starts");
     let mut terminal = sandbox.command("xterm").args(["-geometry", "60x10+0+560"]).spawn().expect("xterm starts");
+    wait_for_terminal_window(&sandbox);
     let mut confirm = gtk_app(&sandbox, "confirm_gtk.py");
     let launch = || common::sandbox_launch(&sandbox);
     let desktop = common::accessible_desktop(&sandbox, launch());
@@ -210,6 +227,7 @@ fn a_gtk_dialog_gets_nothing_a_guard_refused_by_any_key() {
     let sandbox = Sandbox::start(SandboxOptions { parent_death_signal: false, ..SandboxOptions::default() })
         .expect("sandbox starts");
     let mut terminal = sandbox.command("xterm").args(["-geometry", "60x10+0+560"]).spawn().expect("xterm starts");
+    wait_for_terminal_window(&sandbox);
     let mut dialog = gtk_app(&sandbox, "delete_dialog_gtk.py");
     let desktop = common::accessible_desktop(&sandbox, common::sandbox_launch(&sandbox));
     let mut agent = Agent { engine: Engine::new(desktop, Config { vision: Vision::Capable, ..Config::default() }) };
