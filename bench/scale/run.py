@@ -155,8 +155,8 @@ def mem_available_mib():
 
 def shared_node_memory(binary, count):
     """`count` idle desktops side by side, as on a node: PSS summed over all their processes (shared
-    library pages, Mesa's LLVM in every Xvfb above all, are divided among the desktops that map them)
-    and the drop in the node's MemAvailable, each per desktop."""
+    library pages are divided among the desktops that map them) and the drop in the node's
+    MemAvailable, each per desktop."""
     before = mem_available_mib()
     desktops = [LocalDesktop(binary) for _ in range(count)]
     try:
@@ -255,9 +255,8 @@ async def drive(url, token, name, rounds, think, start_at):
             if not clicked.ok:
                 raise RuntimeError(f"click on {name}: {clicked.text[:300]}")
             await asyncio.sleep(think)
-        return {"see_ms": see_ms, "see_server_ms": see_server_ms, "click_ms": click_ms, "click_server_ms": click_server_ms, "settle_ms": settle_ms,
-                "misses": misses,
-                "ended": time.time()}
+        return {"see_ms": see_ms, "see_server_ms": see_server_ms, "click_ms": click_ms,
+                "click_server_ms": click_server_ms, "settle_ms": settle_ms, "misses": misses, "ended": time.time()}
 
 
 def drive_in_process(url, token, name, rounds, think, start_at):

@@ -229,29 +229,27 @@ class Computer:
 
     # ---- the desktop service -------------------------------------------------------------------
 
-    async def _service(self, method: str, path: str, body: Optional[dict] = None) -> tuple[int, Any]:
+    async def _request(self, method: str, path: str, content: Optional[bytes] = None,
+                       content_type: Optional[str] = None) -> Any:
+        """One request to the desktop service, on this client's connection (made on first use)."""
         if self._http is None:
             await self.connect()
         assert self._http is not None
+        headers = {"Content-Type": content_type} if content_type else {}
+        return await self._http.request(method, self.base + path, content=content, headers=headers)
+
+    async def _service(self, method: str, path: str, body: Optional[dict] = None) -> tuple[int, Any]:
         content = json.dumps(body).encode() if body is not None else None
-        headers = {"Content-Type": "application/json"} if content is not None else {}
-        response = await self._http.request(method, self.base + path, content=content, headers=headers)
-        try:
-            return response.status_code, response.json()
-        except ValueError:
-            return response.status_code, {"error": response.text}
+        response = await self._request(method, path, content, "application/json" if content is not None else None)
+        return response.status_code, _json_or_error(response)
 
     # ---- a harness's task set-up (a server started with --setup-endpoints) ----------------------
 
     async def put_file(self, path: str, data: Union[bytes, str]) -> FileWritten:
         """Puts a file at `path`, relative to the desktop's private home (folders are made on the
         way; text is written as UTF-8). The next reset removes it with everything the task left."""
-        if self._http is None:
-            await self.connect()
-        assert self._http is not None
         content = data.encode() if isinstance(data, str) else bytes(data)
-        response = await self._http.request("PUT", self.base + _file_path(path), content=content,
-                                            headers={"Content-Type": "application/octet-stream"})
+        response = await self._request("PUT", _file_path(path), content, "application/octet-stream")
         answer = _json_or_error(response)
         if response.status_code != 200:
             raise ServiceError(response.status_code, answer.get("error", str(answer)), answer)
@@ -259,10 +257,7 @@ class Computer:
 
     async def get_file(self, path: str) -> bytes:
         """The bytes of the file at `path`, relative to the desktop's private home."""
-        if self._http is None:
-            await self.connect()
-        assert self._http is not None
-        response = await self._http.request("GET", self.base + _file_path(path))
+        response = await self._request("GET", _file_path(path))
         if response.status_code != 200:
             answer = _json_or_error(response)
             raise ServiceError(response.status_code, answer.get("error", str(answer)), answer)

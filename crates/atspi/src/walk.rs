@@ -680,7 +680,7 @@ impl Walker<'_> {
         if !data.shown() {
             return;
         }
-        let (Some(native), Some(states)) = (data.role.clone(), data.states) else { return }; // gone meanwhile
+        let (Some(native), Some(states)) = (data.role, data.states) else { return }; // gone meanwhile
         let (x, y, w, h) = data.extents.unwrap_or((0, 0, 0, 0));
         if self.accepted() >= self.limits.max_nodes {
             self.truncated = true;

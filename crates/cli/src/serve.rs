@@ -246,10 +246,10 @@ pub fn run(args: ServeArgs) -> Result<()> {
         std::fs::create_dir_all(root).with_context(|| format!("creating the task trace folder {}", root.display()))?;
         calls = calls.with_task_traces(TaskTraceRoot { root: root.clone(), recorder: WHO.to_string() });
     }
-    let task_setup: Option<handrail_mcp::TaskSetup> = match running.task_setup().filter(|_| args.setup_endpoints) {
-        Some(setup) => Some(std::sync::Arc::new(crate::setup::SandboxSetup(setup))),
-        None => None,
-    };
+    let task_setup = running
+        .task_setup()
+        .filter(|_| args.setup_endpoints)
+        .map(|setup| std::sync::Arc::new(crate::setup::SandboxSetup(setup)) as handrail_mcp::TaskSetup);
     let options = ServerOptions { warm_up: true, desktop_check: running.desktop_check(), task_setup, ..options };
     let server = HandrailServer::start(calls, options).context("starting the engine thread")?;
     let handle = server.clone();

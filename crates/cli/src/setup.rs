@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use handrail_mcp::setup::DEFAULT_RUN_TIMEOUT_MS;
 use handrail_mcp::{SetupFailure, TaskSetupHook};
 use handrail_sandbox::{SetupError, TaskSetup};
 use handrail_wire::service::{FileWritten, RunReport, RunRequest, SERVICE_VERSION};
@@ -35,7 +36,8 @@ impl TaskSetupHook for SandboxSetup {
     }
 
     fn run(&self, request: &RunRequest) -> Result<RunReport, SetupFailure> {
-        let wait = request.wait.then(|| Duration::from_millis(request.timeout_ms.unwrap_or(30_000)));
+        let timeout = request.timeout_ms.unwrap_or(DEFAULT_RUN_TIMEOUT_MS);
+        let wait = request.wait.then(|| Duration::from_millis(timeout));
         let out = self.0.run(&request.argv, wait).map_err(failure)?;
         log::info!(
             "set-up: ran {:?} (pid {}): exit {:?}, signal {:?}{}",

@@ -348,20 +348,32 @@ fn a_harness_puts_files_runs_commands_and_reads_results_inside_the_sandbox() {
     assert_eq!(ran["stdout"], format!("{content}{display}\n"), "{ran}");
     assert_eq!((ran["exit_code"].as_i64(), ran["timed_out"].as_bool()), (Some(7), Some(false)), "{ran}");
 
-    // An app started and left running: its window is on the sandbox's X server, the agent sees it,
-    // and the next reset closes it.
+    // Apps started and left running, a terminal beside a GTK app: their windows are on the sandbox's
+    // X server, the agent sees the app, and the next reset closes both.
     let probe = workspace().join("testdata/apps/probe_gtk.py");
     let argv = json!(["/usr/bin/python3", probe, "--title", "Opened by the harness"]);
     let (status, started) = run(&addr, json!({"argv": argv, "wait": false}));
     assert_eq!((status, started["running"].as_bool()), (200, Some(true)), "{started}");
-    wait_for("the harness's app", Duration::from_secs(30), || {
-        x_windows(&display).iter().any(|t| t == "Opened by the harness")
+    let (status, terminal) =
+        run(&addr, json!({"argv": ["xterm", "-T", "Harness terminal", "-geometry", "50x8-0-0"], "wait": false}));
+    assert_eq!((status, terminal["running"].as_bool()), (200, Some(true)), "{terminal}");
+    // xterm names its window in WM_NAME only, so it is counted rather than found by title.
+    wait_for("the harness's apps", Duration::from_secs(30), || {
+        let titles = x_windows(&display);
+        titles.len() == 2 && titles.iter().any(|t| t == "Opened by the harness")
     });
     let seen = computer(&addr, "setup-1", json!({"action": "see"}));
-    assert_eq!(seen["observation"]["window"], "Opened by the harness", "{seen}");
+    let elements = seen["observation"]["elements"].as_array().expect("elements");
+    assert!(
+        elements.iter().any(|e| e["label"] == "Change" && e["window"] == "Opened by the harness"),
+        "the app's button is not listed: {seen}"
+    );
     let (status, report) = reset(&addr, &with_token, "");
     assert_eq!(status, 200, "{report}");
-    assert!(report["closed"].as_array().expect("closed").iter().any(|c| c["pid"] == started["pid"]), "{report}");
+    let closed = report["closed"].as_array().expect("closed");
+    for app in [&started, &terminal] {
+        assert!(closed.iter().any(|c| c["pid"] == app["pid"]), "{} left open: {report}", app["pid"]);
+    }
     assert!(x_windows(&display).is_empty(), "{:?}", x_windows(&display));
     assert!(!path.exists(), "the reset removes what the last task put in the home");
 

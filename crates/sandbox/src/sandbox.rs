@@ -130,6 +130,14 @@ pub enum Shutdown {
     },
 }
 
+/// `env` on `cmd`, after removing [`REMOVED_ENV`].
+pub(crate) fn put_env(cmd: &mut Command, env: &[(String, String)]) {
+    for var in REMOVED_ENV {
+        cmd.env_remove(var);
+    }
+    cmd.envs(env.iter().map(|(k, v)| (k, v)));
+}
+
 /// Variables removed from every sandbox process's environment because they would point apps at the
 /// user's real session (Wayland display, X authority, accessibility bus, session manager) or switch
 /// accessibility off.
@@ -1020,10 +1028,7 @@ impl Sandbox {
 
     /// Put the sandbox environment on `cmd` (removing [`REMOVED_ENV`] first).
     pub fn apply_env(&self, cmd: &mut Command) {
-        for var in REMOVED_ENV {
-            cmd.env_remove(var);
-        }
-        cmd.envs(self.env());
+        put_env(cmd, &self.env());
     }
 
     /// A command that runs inside the sandbox: its environment, the marker (so it and anything it

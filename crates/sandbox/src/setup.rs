@@ -16,7 +16,7 @@ use std::sync::{mpsc, Arc, Mutex, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::sandbox::REMOVED_ENV;
+use crate::sandbox::put_env;
 
 /// Bytes of a path given relative to the home, at most.
 const MAX_PATH_BYTES: usize = 1024;
@@ -155,13 +155,15 @@ impl TaskSetup {
         Ok(bytes)
     }
 
-    /// A command that runs in the sandbox's session, in its home.
+    /// A command that runs in the sandbox's session, in its home. Unlike [`Sandbox::command`] it is
+    /// not tied to its parent's death signal: that follows the spawning thread, and these are spawned
+    /// from threads that come and go; the marker in the environment still ends it with the sandbox.
+    ///
+    /// [`Sandbox::command`]: crate::Sandbox::command
     pub fn command(&self, program: impl AsRef<OsStr>) -> Command {
         let mut cmd = Command::new(program);
-        for var in REMOVED_ENV {
-            cmd.env_remove(var);
-        }
-        cmd.envs(self.env.iter().map(|(k, v)| (k, v))).current_dir(&self.home);
+        put_env(&mut cmd, &self.env);
+        cmd.current_dir(&self.home);
         cmd
     }
 
