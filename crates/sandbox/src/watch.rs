@@ -42,6 +42,19 @@ impl Exited {
 }
 
 /// Waits for the sandbox's own processes to exit; see [`crate::Sandbox::exit_watch`].
+///
+/// What a watch promises, whatever the threads' timing:
+/// - It covers the sandbox's processes that were running when it was taken. One that had already
+///   exited is not covered (the sandbox's [`check`](crate::Sandbox::check) says so instead).
+/// - Every exit among them before the sandbox's stop begins is reported by [`ExitWatch::wait`] exactly
+///   once, however late `wait` is called: an exit is news until it has been read.
+/// - Once the stop has begun, `wait` returns `None` and keeps returning it, even for exits that were
+///   never read: the stop's own exits, and any earlier one, are no longer news to the owner that
+///   chose to stop. A `wait` blocked when the stop begins returns `None` too.
+///
+/// So a watch taken before an exit and read before [`stop`](crate::Sandbox::stop) reports it; read
+/// after the stop has begun, it does not. Which happened first is decided by the caller's own order
+/// of calls, never by a race inside the watch.
 #[derive(Debug)]
 pub struct ExitWatch {
     watched: Vec<(&'static str, u32, OwnedFd)>,
@@ -66,6 +79,7 @@ impl ExitWatch {
             fds.extend(self.watched.iter().map(|(_, _, fd)| fd.as_raw_fd()));
             // No deadline is needed: every wake-up is an event. The hour only bounds each poll.
             let ready = poll_readable(&fds, Duration::from_secs(3600)).ok()?;
+            // The stop is checked first: when it has begun, exits that are ready beside it are not news.
             if ready[0] {
                 return None;
             }

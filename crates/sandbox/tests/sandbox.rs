@@ -471,14 +471,15 @@ fn sandboxes_started_at_the_same_moment_each_own_their_x_server() {
 }
 
 /// A process the desktop needs exiting under a running sandbox is heard from another thread, with how
-/// it ended; the exits of the sandbox's own stop are not.
+/// it ended; the exits of the sandbox's own stop are not. Every step's order is fixed by the test's own
+/// calls (see `ExitWatch`'s promise), so nothing here depends on which thread runs first.
 #[test]
 fn a_process_of_the_desktop_exiting_is_heard_but_not_the_stop() {
     let _one = one_at_a_time();
     init_log();
     let mut sb = Sandbox::start(SandboxOptions { parent_death_signal: false, ..Default::default() }).expect("start");
     let mut watch = sb.exit_watch().expect("watch");
-    let mut quiet = sb.exit_watch().expect("a second watch");
+    let mut unread = sb.exit_watch().expect("a second watch");
     let (heard, heard_rx) = mpsc::channel();
     let waiting = std::thread::spawn(move || {
         let _ = heard.send(watch.wait());
@@ -495,11 +496,42 @@ fn a_process_of_the_desktop_exiting_is_heard_but_not_the_stop() {
     assert!(!exited.desktop_gone());
     let mut watch = waiting.join().expect("watch thread");
 
-    // The stop ends the wait of both watches without a word about the processes it ends.
-    let other = std::thread::spawn(move || quiet.wait());
+    // A watch taken before the exit and read only now, before the stop, still reports it: once.
+    let late = unread.wait().expect("an exit read late is still news before the stop");
+    assert_eq!((late.process, late.pid), ("openbox", openbox));
+    // A watch taken after the exit does not cover the exited process.
+    let mut after = sb.exit_watch().expect("a watch taken after the exit");
+
+    // The stop ends the wait of every watch without a word about the processes it ends: a wait that
+    // is blocked when it begins, and waits made after it.
+    let (blocked_tx, blocked_rx) = mpsc::channel();
+    let blocked = std::thread::spawn(move || {
+        let _ = blocked_tx.send(());
+        unread.wait()
+    });
+    blocked_rx.recv().expect("the waiting thread started");
     sb.stop().expect("stop");
     assert_eq!(watch.wait(), None);
-    assert_eq!(other.join().expect("watch thread"), None);
+    assert_eq!(after.wait(), None);
+    assert_eq!(blocked.join().expect("watch thread"), None);
+}
+
+/// An exit that is ready beside the stop is not reported, even if no one read it before: the stop
+/// makes it old news. Deterministic: the exit happens, then the stop, then the first read.
+#[test]
+fn an_exit_unread_when_the_stop_begins_is_not_reported() {
+    let _one = one_at_a_time();
+    init_log();
+    let mut sb = Sandbox::start(SandboxOptions { parent_death_signal: false, ..Default::default() }).expect("start");
+    let mut watch = sb.exit_watch().expect("watch");
+    let mut witness = sb.exit_watch().expect("a second watch");
+    let openbox = sb.pids()[3];
+    let (ok, _) = run(&sb, "kill", &["-KILL", &openbox.to_string()]);
+    assert!(ok);
+    // The exit has happened (another watch has heard it) before the stop begins.
+    assert_eq!(witness.wait().map(|e| e.process), Some("openbox"));
+    sb.stop().expect("stop");
+    assert_eq!(watch.wait(), None, "an exit before the stop, read after it, is not news");
 }
 
 /// The X server's extensions, as a client sees them (`xdpyinfo -queryExtensions`).
