@@ -80,6 +80,15 @@ impl Desk {
     }
 
     /// Absolute geometry of the window titled `title` (xwininfo from x11-utils).
+    /// Whether the history calls all of `window` animating: its corners and centre (a terminal that
+    /// prints and scrolls repaints all over).
+    fn animating_all_over(&self, window: Rect) -> bool {
+        let (x0, y0, x1, y1) = (window.x + 2, window.y + 2, window.right() as i32 - 3, window.bottom() as i32 - 3);
+        let probes = [(x0, y0), (x1, y0), (x0, y1), (x1, y1), ((x0 + x1) / 2, (y0 + y1) / 2)];
+        let regions = self.settle.animating_regions();
+        probes.iter().all(|&(x, y)| regions.iter().any(|r| r.contains(Point::new(x, y))))
+    }
+
     fn window_rect(&self, title: &str) -> Option<Rect> {
         let out = self.sandbox.command("xwininfo").args(["-name", title]).stderr(Stdio::null()).output().ok()?;
         let text = String::from_utf8_lossy(&out.stdout);
@@ -185,14 +194,7 @@ fn an_animation_running_before_watch_is_ignored_but_other_changes_count() {
     );
     // The history needs about a second of ticking before watch() calls it an animation. The window
     // is read again each time: it moves while the window manager adopts it.
-    let covered = |xterm: Rect| {
-        // Corners and centre of the window, which prints (and scrolls) all over.
-        let (x0, y0, x1, y1) = (xterm.x + 2, xterm.y + 2, xterm.right() as i32 - 3, xterm.bottom() as i32 - 3);
-        let probes = [(x0, y0), (x1, y0), (x0, y1), (x1, y1), ((x0 + x1) / 2, (y0 + y1) / 2)];
-        let regions = d.settle.animating_regions();
-        probes.iter().all(|&(x, y)| regions.iter().any(|r| r.contains(Point::new(x, y))))
-    };
-    let xterm = eventually(Duration::from_secs(15), || d.window_rect(title).filter(|r| covered(*r)));
+    let xterm = eventually(Duration::from_secs(15), || d.window_rect(title).filter(|r| d.animating_all_over(*r)));
     let Some(xterm) = xterm else {
         panic!(
             "the ticking xterm at {:?} was never classified as animating: {:?}",
@@ -217,6 +219,66 @@ fn an_animation_running_before_watch_is_ignored_but_other_changes_count() {
     let report = watch.wait(&SettleRequest { response_window: ms(2000), ..req }).unwrap();
     assert!(report.saw_change && report.settled, "{report:?}");
     assert!(report.waited < req.ceiling, "{report:?}");
+}
+
+/// An animation that begins during a watch in a window that was already open holds that wait to its
+/// ceiling (it may be the app's work the action asked for), but once it has kept going through a
+/// whole watch the next watch, taken at once with no pause in which the history could learn it,
+/// knows it as running. Without that, one missed animation would hold every wait of an agent that
+/// acts back to back.
+#[test]
+fn an_animation_a_watch_waited_through_does_not_hold_the_next_watch() {
+    let d = desk();
+    let title = "handrail-late-ticker";
+    let go = d.sandbox.root().join("late-ticker-go");
+    let script =
+        format!("while [ ! -e '{}' ]; do sleep 0.05; done; while :; do date +%N; sleep 0.05; done", go.display());
+    let _ticker = d.spawn("xterm", &["-T", title, "-geometry", "24x3+400+300", "-e", "sh", "-c", &script]);
+    // The window is open and has stopped drawing itself before the ticking begins.
+    let quiet = SettleRequest { response_window: ms(300), quiet: ms(300), ceiling: Duration::from_secs(5) };
+    let shown = eventually(Duration::from_secs(15), || {
+        d.window_rect(title)?;
+        let report = d.settle.watch().ok()?.wait(&quiet).ok()?;
+        (report.settled && !report.saw_change).then_some(())
+    });
+    assert!(shown.is_some(), "the ticker's window never showed and went still");
+    let first = SettleRequest { response_window: ms(300), quiet: ms(300), ceiling: ms(1500) };
+    let mut watch = d.settle.watch().unwrap();
+    std::fs::write(&go, b"").unwrap();
+    let report = watch.wait(&first).unwrap();
+    assert!(report.saw_change && !report.settled, "began in a window already open: {report:?}");
+    drop(watch);
+    let report = d.settle.watch().unwrap().wait(&SettleRequest::default()).unwrap();
+    assert!(!report.saw_change && report.settled, "{report:?}");
+    let xterm = d.window_rect(title).expect("the ticker's window");
+    assert!(report.ignored.iter().any(|r| r.intersects(&xterm)), "{report:?} vs {xterm}");
+}
+
+/// An animation known at `watch()` stays known through a watch that lasts longer than the history
+/// reaches back (other news kept it waiting), so the next watch, taken at once, still ignores it.
+#[test]
+fn an_animation_known_before_a_long_watch_is_still_known_after_it() {
+    let d = desk();
+    let title = "handrail-steady-ticker";
+    let _ticker = d.spawn(
+        "xterm",
+        &["-T", title, "-geometry", "24x3+400+300", "-e", "sh", "-c", "while :; do date +%N; sleep 0.05; done"],
+    );
+    let xterm = eventually(Duration::from_secs(15), || d.window_rect(title).filter(|r| d.animating_all_over(*r)));
+    let xterm = xterm.expect("the ticking xterm was never classified as animating");
+    // Other news for longer than the history's three seconds: the root changes colour for ~4 s.
+    let long = SettleRequest { response_window: ms(2000), quiet: ms(600), ceiling: Duration::from_secs(15) };
+    let mut watch = d.settle.watch().unwrap();
+    let root = d.sh(&root_animation(Some(80)));
+    let report = watch.wait(&long).unwrap();
+    assert!(report.saw_change && report.settled, "{report:?}");
+    assert!(report.waited > Duration::from_secs(3), "the watch was not longer than the history: {report:?}");
+    assert!(report.ignored.iter().any(|r| r.intersects(&xterm)), "{report:?} vs {xterm}");
+    drop(watch);
+    drop(root);
+    let report = d.settle.watch().unwrap().wait(&SettleRequest::default()).unwrap();
+    assert!(!report.saw_change && report.settled, "{report:?}");
+    assert!(report.ignored.iter().any(|r| r.intersects(&xterm)), "{report:?} vs {xterm}");
 }
 
 #[test]

@@ -42,7 +42,10 @@
 //! ceiling, as does anything covering more than a third of the screen. A cell that repainted during
 //! a watch without being animating at its start forgets its older bursts when the watch ends, and a
 //! rhythm is read from the latest run of bursts only: an animation that stopped and a new one in the
-//! same place are never joined into one slow animation.
+//! same place are never joined into one slow animation. Repainting that kept going steadily through
+//! a whole watch, in any window, is taught to the history when the watch ends: it held that wait,
+//! but an animation the history missed at `watch()` (an app stalled for a moment on a loaded
+//! machine) must not hold every later wait of an agent that acts without pausing.
 //!
 //! Consequences: damage that spans an animation *and* more (a window opening over a spinner) counts; a
 //! finite effect that just ended (a window painted in a few quick repaints) stops being an animation

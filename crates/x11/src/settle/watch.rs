@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use handrail_platform::{Cancel, PlatformError, Rect, SettleReport, SettleRequest, SettleWatch};
 use log::debug;
 
-use super::grid::{Grid, Rhythm, MIN_RUNNING_SLACK};
+use super::grid::{Grid, Rhythm, BURST_SLOTS, MIN_RUNNING_SLACK};
 use super::{Shared, State, LOG_CAPACITY};
 
 /// Bursts a cell must repaint in, in one run, to count as an animation that began during the watch.
@@ -94,6 +94,9 @@ pub(super) struct X11Watch<'a> {
     running: Vec<Option<Rhythm>>,
     running_halo: Vec<bool>,
     running_rects: Vec<Rect>,
+    /// Per running cell, the latest bursts (at most [`BURST_SLOTS`]) of the damage it accounted for:
+    /// its own frames, learned by the history when the watch ends so that its run goes on unbroken.
+    excused: Vec<Vec<Instant>>,
     /// Sequence number of the first log entry not read yet.
     cursor: u64,
     /// Damage since `watch()` the running animations do not account for, oldest first.
@@ -113,6 +116,8 @@ pub(super) struct X11Watch<'a> {
     /// The newest entry of `news[floor..scanned]` that no animation which began accounts for.
     newest: Option<Instant>,
     scanned: usize,
+    /// When the log was last read: what the watch knows of the screen is as of then.
+    last_read: Option<Instant>,
     /// Set when the caller gave up waiting (see [`SettleWatch::set_cancel`]).
     cancel: Option<Cancel>,
 }
@@ -142,6 +147,7 @@ impl<'a> X11Watch<'a> {
             running,
             running_halo,
             running_rects,
+            excused: Vec::new(),
             cursor: st.first_seq + st.log.len() as u64,
             news: Vec::new(),
             repaints: vec![Repaints::default(); st.grid.len()],
@@ -152,6 +158,7 @@ impl<'a> X11Watch<'a> {
             reported: 0,
             newest: None,
             scanned: 0,
+            last_read: None,
             cancel: None,
         }
     }
@@ -175,6 +182,7 @@ impl<'a> X11Watch<'a> {
         let cells_valid = st.generation == self.generation;
         for &(at, rect) in st.log.iter().skip(start) {
             if cells_valid && self.is_running_animation(&st.grid, at, rect) {
+                self.excuse(&st.grid, at, rect);
                 continue;
             }
             if cells_valid {
@@ -188,6 +196,7 @@ impl<'a> X11Watch<'a> {
             self.push(News { at, rect, excusable: cells_valid });
         }
         self.cursor = st.first_seq + st.log.len() as u64;
+        self.last_read = Some(Instant::now());
         Ok(())
     }
 
@@ -232,6 +241,26 @@ impl<'a> X11Watch<'a> {
             self.running[i] = Some(rhythm);
         }
         true
+    }
+
+    /// Records damage a running animation accounted for as a burst of each running cell it touches.
+    fn excuse(&mut self, grid: &Grid, at: Instant, rect: Rect) {
+        if self.excused.is_empty() {
+            self.excused = vec![Vec::new(); grid.len()];
+        }
+        for i in grid.cells_of(rect) {
+            if !matches!(self.running.get(i), Some(Some(_))) {
+                continue;
+            }
+            let bursts = &mut self.excused[i];
+            if bursts.last().is_some_and(|&prev| at.saturating_duration_since(prev) < self.burst_gap) {
+                continue;
+            }
+            if bursts.len() == BURST_SLOTS {
+                bursts.remove(0);
+            }
+            bursts.push(at);
+        }
     }
 
     /// Updates which cells hold an animation that began during the watch inside a window that opened
@@ -302,16 +331,52 @@ impl<'a> X11Watch<'a> {
     /// next watch knows them as running from its start. Only sustained, steady repainting gets here;
     /// one action's effect does not.
     ///
-    /// A cell that was not animating at `watch()` but repainted during the watch has its older bursts
-    /// forgotten: they were learned before whatever repaints there now, and joined with its fresh
-    /// damage they would pass for a slow animation still running (a terminal printing where another
-    /// printed seconds ago), whose off-beat frames would then hold the next wait to its ceiling.
+    /// Besides the animations that began in a window the action opened, this teaches any cell that
+    /// was not known as animating at `watch()` yet kept repainting steadily through the watch
+    /// ([`BEGAN_SUSTAIN`] and more, still going when the watch last read the log): an animation the
+    /// history missed at `watch()` (an app that stalled for a moment on a loaded machine, or a cell
+    /// whose history an earlier watch forgot), or an app's own work that outlasted this wait. Such a
+    /// cell held this wait, as it should; taught, it does not hold every wait after it, which it would
+    /// otherwise do for as long as the agent acts without a pause (bursts are not learned while a
+    /// watch is live). Had the agent paused, the history would have learned it within a tenth of a
+    /// second anyway. Like animations that began, only while together they cover at most
+    /// 1/[`BEGAN_MAX_SHARE`] of the screen.
+    ///
+    /// Any other cell that was not animating at `watch()` but repainted during the watch has its
+    /// older bursts forgotten: they were learned before whatever repaints there now, and joined with
+    /// its fresh damage they would pass for a slow animation still running (a terminal printing where
+    /// another printed seconds ago), whose off-beat frames would then hold the next wait to its ceiling.
     fn teach(&self, st: &mut State) {
         if st.generation != self.generation {
             return;
         }
+        let kept_going: Vec<bool> = match self.last_read {
+            Some(end) => self
+                .repaints
+                .iter()
+                .enumerate()
+                .map(|(i, r)| self.running[i].is_none() && r.is_animation(end))
+                .collect(),
+            None => Vec::new(),
+        };
+        // The frames of animations running at `watch()` continue their runs: a watch that lasted
+        // longer than a run may pause (an action waited out to its ceiling) must not break them.
+        for (i, bursts) in self.excused.iter().enumerate() {
+            for &at in bursts {
+                st.grid.cells[i].damage(at, self.burst_gap, true);
+            }
+        }
+        let kept_going_count = kept_going.iter().filter(|&&k| k).count();
+        let teach_kept_going = kept_going_count * BEGAN_MAX_SHARE <= kept_going.len();
         for (i, r) in self.repaints.iter().enumerate() {
             let began = self.began.get(i).copied().unwrap_or(false);
+            let kept = teach_kept_going && kept_going.get(i).copied().unwrap_or(false);
+            if kept {
+                if let (Some(beat), Some(mean)) = (r.beat, r.mean_interval()) {
+                    st.grid.cells[i].teach_run(beat, mean, r.bursts as usize);
+                    continue;
+                }
+            }
             if r.last.is_some() && self.running[i].is_none() && !began {
                 st.grid.cells[i].forget_bursts();
             }
