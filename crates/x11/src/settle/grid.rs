@@ -51,8 +51,10 @@ impl Cell {
     }
 
     /// The animation running in this cell at `now`, if one is: at least `min_bursts` bursts within
-    /// `history`, and still going (its latest damage no older than three of its mean intervals,
-    /// clamped to [`MIN_RUNNING_SLACK`]..=`still_running`).
+    /// `history`, and still going (its latest damage no older than three of its mean intervals or two
+    /// of its longest, clamped to [`MIN_RUNNING_SLACK`]..=`still_running`). The longest interval is
+    /// how a busy machine shows: an animation that has already stalled for 150 ms between frames is
+    /// not taken for stopped after 120 ms.
     pub(super) fn rhythm(&self, now: Instant, o: &SettleOptions) -> Option<Rhythm> {
         let last = self.last?;
         if o.min_bursts == 0 {
@@ -73,13 +75,14 @@ impl Cell {
         }
         let (oldest, newest) = (recent[0], recent[recent.len() - 1]);
         let mean = newest.saturating_duration_since(oldest) / (recent.len() as u32 - 1);
-        let slack = (mean * 3).max(MIN_RUNNING_SLACK).min(o.still_running.max(MIN_RUNNING_SLACK));
-        if now.saturating_duration_since(last) > slack {
-            return None;
-        }
         let mut intervals = [Duration::ZERO; BURST_SLOTS - 1];
         for (slot, pair) in intervals.iter_mut().zip(recent.windows(2)) {
             *slot = pair[1].saturating_duration_since(pair[0]);
+        }
+        let longest = intervals.iter().copied().max().unwrap_or_default();
+        let slack = (mean * 3).max(longest * 2).max(MIN_RUNNING_SLACK).min(o.still_running.max(MIN_RUNNING_SLACK));
+        if now.saturating_duration_since(last) > slack {
+            return None;
         }
         Some(Rhythm { beat: newest, intervals, count: recent.len() - 1, mean })
     }
@@ -328,6 +331,14 @@ mod tests {
         // …that stopped a little while ago (three of its 50 ms intervals, at least 100 ms).
         assert!(animating(&spinner, t0 + ms(950 + 140), &o));
         assert!(!animating(&spinner, t0 + ms(950 + 160), &o));
+        // A ticker on a busy machine: 50 ms frames with one 150 ms stall among its latest. A pause of
+        // 250 ms is still within two of its longest intervals; 310 ms is not.
+        let mut busy = Cell::default();
+        for t in [0, 50, 100, 150, 300, 350, 400, 450] {
+            busy.damage(t0 + ms(t), o.burst_gap, true);
+        }
+        assert!(animating(&busy, t0 + ms(450 + 250), &o));
+        assert!(!animating(&busy, t0 + ms(450 + 310), &o));
         // A window painted in three quick repaints (35 ms apart) is no animation once it has been quiet
         // for three of those intervals.
         let mut window = Cell::default();
