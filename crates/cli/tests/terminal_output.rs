@@ -20,10 +20,13 @@ use handrail_x11::{X11Desktop, X11Options};
 const COMMANDS: u32 = 20;
 
 /// Brings the window of `class` to the front from outside handrail, as a person clicking it would.
+/// Only a window that is shown counts: GTK creates an unmapped leader window with the app's class
+/// first, and activating that leaves the real window to take the focus whenever it maps (on a busy
+/// machine, after the terminal the test brought to the front).
 fn person_focuses(sandbox: &Sandbox, class: &str) {
     let status = sandbox
         .command("xdotool")
-        .args(["search", "--sync", "--class", class, "windowactivate", "--sync"])
+        .args(["search", "--sync", "--onlyvisible", "--class", class, "windowactivate", "--sync"])
         .status()
         .expect("xdotool runs");
     assert!(status.success(), "xdotool windowactivate {class}");

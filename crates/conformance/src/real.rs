@@ -65,7 +65,31 @@ fn start(protocol: Protocol) -> RealHarness {
                 .expect("Wayland desktop")
         }
     };
+    if protocol == Protocol::Wayland {
+        background_drawn(&desktop, &SandboxOptions::default().background);
+    }
     RealHarness { protocol, desktop, sandbox }
+}
+
+/// Waits until the desktop shows its background colour (`#rrggbb`). sway answers its IPC before the
+/// swaybg it spawns has drawn, and on a busy machine that can take seconds: the checks compare
+/// captures taken moments apart and must start from a desktop that has stopped drawing itself. (On
+/// X11 the sandbox sets the root's colour before it returns.)
+fn background_drawn(desktop: &Desktop, colour: &str) {
+    let hex = |i: usize| colour.get(i..i + 2).and_then(|h| u8::from_str_radix(h, 16).ok());
+    let (Some(r), Some(g), Some(b)) = (hex(1), hex(3), hex(5)) else {
+        panic!("the sandbox's background {colour:?} is not #rrggbb");
+    };
+    let corner = Rect::new(0, 0, 1, 1);
+    let deadline = Instant::now() + START;
+    loop {
+        let pixel = desktop.screen.capture(Some(corner), None).ok().map(|f| f.row(0)[..3].to_vec());
+        if pixel.as_deref() == Some(&[b, g, r][..]) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "the desktop never showed its background {colour}: the corner is {pixel:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 fn probe_script() -> PathBuf {
@@ -109,26 +133,6 @@ impl Harness for RealHarness {
                 geometry.push((name.replace('_', " "), Rect::new(n(x), n(y), n(w) as u32, n(h) as u32)));
             }
         }
-        // Wayland apps know only their own surface: place it where the compositor shows it.
-        let origin = match self.protocol {
-            Protocol::X11 => (0, 0),
-            Protocol::Wayland => {
-                let ipc = SwayIpc::new(self.sandbox.sway_ipc().expect("sway IPC").to_owned());
-                let deadline = Instant::now() + START;
-                loop {
-                    let view = ipc.views().ok().and_then(|vs| vs.into_iter().find(|v| v.title == title));
-                    match view {
-                        Some(v) => break (v.surface.x, v.surface.y),
-                        None if Instant::now() >= deadline => panic!("sway never listed {title:?}"),
-                        None => std::thread::sleep(Duration::from_millis(20)),
-                    }
-                }
-            }
-        };
-        for (_, r) in &mut geometry {
-            r.x += origin.0;
-            r.y += origin.1;
-        }
         // Ready when its window is the active one (new windows take focus on both desktops).
         let deadline = Instant::now() + START;
         loop {
@@ -145,6 +149,31 @@ impl Harness for RealHarness {
                 panic!("{}: the probe's window never became active (front: {front:?})", self.name());
             }
             std::thread::sleep(Duration::from_millis(20));
+        }
+        // Wayland apps know only their own surface: place it where the compositor shows it.
+        let origin = match self.protocol {
+            Protocol::X11 => (0, 0),
+            Protocol::Wayland => {
+                // sway lists a view before it has laid it out (a title bar comes with the first
+                // arrangement): the place counts once two reads 100 ms apart agree.
+                let ipc = SwayIpc::new(self.sandbox.sway_ipc().expect("sway IPC").to_owned());
+                let deadline = Instant::now() + START;
+                let mut last = None;
+                loop {
+                    let view = ipc.views().ok().and_then(|vs| vs.into_iter().find(|v| v.title == title));
+                    let place = view.map(|v| (v.surface.x, v.surface.y));
+                    if place.is_some() && place == last {
+                        break place.unwrap_or_default();
+                    }
+                    assert!(Instant::now() < deadline, "sway never listed {title:?} at one place (last: {place:?})");
+                    last = place;
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+            }
+        };
+        for (_, r) in &mut geometry {
+            r.x += origin.0;
+            r.y += origin.1;
         }
         Box::new(RealProbe { app, geometry, title: title.to_owned() })
     }

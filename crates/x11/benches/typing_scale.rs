@@ -198,7 +198,7 @@ fn xterm(sandbox: &Sandbox) -> R<App> {
     // Openbox does not give a new window focus over the browser: activate it (bench helper only).
     let status = sandbox
         .command("xdotool")
-        .args(["search", "--sync", "--class", "xterm", "windowactivate", "--sync"])
+        .args(["search", "--sync", "--onlyvisible", "--class", "xterm", "windowactivate", "--sync"])
         .status()
         .map_err(|e| format!("xdotool: {e}"))?;
     if !status.success() {

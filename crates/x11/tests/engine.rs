@@ -42,7 +42,16 @@ fn the_engine_drives_a_real_desktop() {
     let mut engine = Engine::new(desktop, Config { vision: Vision::Capable, ..Config::default() });
     engine.begin_turn(Turn { id: "x11".into(), intent: "fill in the form".into(), mode: Mode::Interactive });
 
-    let see = engine.call_args(&args(&[("action", "see")]));
+    // The app says "ready" once its window is mapped; the window manager activates it a moment
+    // later (on a busy machine, a second or more): look until it is the front window.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let see = loop {
+        let see = engine.call_args(&args(&[("action", "see")]));
+        if see.text().contains("window=\"handrail probe\"") || std::time::Instant::now() >= deadline {
+            break see;
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    };
     assert_eq!(see.status, Status::Ok, "{}", see.text());
     let text = see.text();
     assert!(text.contains("ax=unavailable ocr=unavailable screen=1280x800 image=1280x800"), "{text}");
