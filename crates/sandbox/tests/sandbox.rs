@@ -427,10 +427,11 @@ fn display_in_use_and_bad_options_are_refused() {
     assert_eq!(sb.a11y_bus_address(), None);
     let taken = Sandbox::start(SandboxOptions { display: Some(n), ..Default::default() });
     assert!(matches!(taken, Err(SandboxError::Display(_))), "{taken:?}");
-    // An automatic second sandbox skips the busy display.
+    // An automatic second sandbox skips the busy display (and may take a lower one that another
+    // test's desktop gave back meanwhile).
     let second = Sandbox::start(SandboxOptions { accessibility: false, window_manager: false, ..Default::default() })
         .expect("second sandbox");
-    assert!(second.display_number() > n);
+    assert_ne!(second.display_number(), n);
     let bad = Sandbox::start(SandboxOptions { size: (10, 10), ..Default::default() });
     assert!(matches!(bad, Err(SandboxError::InvalidOption(_))), "{bad:?}");
     second.stop().expect("stop second");
