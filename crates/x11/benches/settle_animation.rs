@@ -6,10 +6,14 @@
 //! - `open_app gtk3-widget-factory` (its first page has a spinner and pulsing progress bars that run
 //!   forever), closed again between runs;
 //! - `type` into the GTK probe app's name entry, whose caret blinks (read back from the app's stdout);
+//! - `type` one character at a time into an xterm running `cat`, **back to back** (no pause between
+//!   calls, as an agent that acts without looking long), beside gtk3-widget-factory's spinner, which
+//!   shows below the terminal (what `cat` wrote to its file is compared at the end);
 //! - `click` a button on a Chromium page with a CSS spinner and a clock ticking every second (the
 //!   page reports each click to the bench's own HTTP server).
 //!
-//! Every call starts on a screen that has been left alone for 1.6 s, as after a model's turn.
+//! Every call but the back-to-back ones starts on a screen that has been left alone for 1.6 s, as
+//! after a model's turn.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
@@ -27,6 +31,7 @@ use handrail_x11::{X11Desktop, X11Options};
 const OPEN_RUNS: usize = 5;
 const TYPE_RUNS: usize = 10;
 const CLICK_RUNS: usize = 10;
+const TERMINAL_RUNS: usize = 20;
 /// A model's turn: the screen is left alone this long before each measured call.
 const THINK: Duration = Duration::from_millis(1600);
 
@@ -234,6 +239,47 @@ fn main() -> BenchResult<()> {
     let _ = probe.kill();
     let _ = probe.wait();
 
+    // type into a terminal back to back, the widget factory's spinner showing below it.
+    let mut factory = sandbox.command("gtk3-widget-factory").stdout(Stdio::null()).stderr(Stdio::null()).spawn()?;
+    wait_for(&mut engine, "the widget factory", |obs| {
+        obs.elements.iter().any(|e| e.app.to_lowercase().contains("factory"))
+    })?;
+    let typed_file = sandbox.root().join("typed-into-cat.txt");
+    let mut xterm = sandbox
+        .command("xterm")
+        .args(["-fa", "DejaVu Sans Mono", "-fs", "13", "-geometry", "90x16+40+40", "-e", "sh", "-c"])
+        .arg(format!("cat > '{}'", typed_file.display()))
+        .spawn()?;
+    let activated = sandbox
+        .command("xdotool")
+        .args(["search", "--sync", "--onlyvisible", "--class", "xterm", "windowactivate", "--sync"])
+        .status()?;
+    assert!(activated.success(), "xdotool activates the terminal");
+    wait_for(&mut engine, "the terminal in front", |obs| {
+        obs.front.as_ref().is_some_and(|f| f.class.eq_ignore_ascii_case("xterm"))
+    })?;
+    let mut terminal = Vec::new();
+    let mut want = String::new();
+    for i in 0..TERMINAL_RUNS {
+        let c = char::from(b'a' + (i % 26) as u8).to_string();
+        let start = Instant::now();
+        let o = engine.call_args(&args(&[("action", "type"), ("text", &c)])?);
+        terminal.push(Sample::of(start, &o));
+        assert_eq!(o.status, Status::Ok, "{}", o.text());
+        want.push_str(&c);
+    }
+    let o = engine.call_args(&args(&[("action", "key"), ("keys", "return")])?);
+    assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while std::fs::read_to_string(&typed_file).unwrap_or_default() != format!("{want}\n") {
+        assert!(Instant::now() < deadline, "cat wrote {:?}, not {want:?}", std::fs::read_to_string(&typed_file));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for child in [&mut xterm, &mut factory] {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+
     // click on a page that animates forever.
     let (url, clicks) = page_server()?;
     let o = engine.call_args(&args(&[("action", "open_url"), ("url", &url)])?);
@@ -260,6 +306,12 @@ fn main() -> BenchResult<()> {
     println!("|---|---:|---:|---:|---:|---:|---:|---|");
     row("`open_app gtk3-widget-factory`", &opens, 1500.0, "spinner + pulsing progress bars start with the window");
     row("`type` 3 chars into a GTK entry", &typings, 200.0, "caret blinking; read back from the app");
+    row(
+        "`type` 1 char into xterm, back to back",
+        &terminal,
+        400.0,
+        "widget factory's spinner beside; read from cat's file",
+    );
     row("`click` on a Chromium page", &page_clicks, 200.0, "CSS spinner + 1 s clock; click reached the page");
     println!("\nreproduce: OMP_THREAD_LIMIT=1 cargo bench -p handrail-x11 --bench settle_animation");
     drop(engine);
