@@ -9,7 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
-use handrail_platform::{PlatformError, Point, Rect, Settle, SettleRequest};
+use handrail_platform::{PlatformError, Point, Rect, Settle, SettleRequest, SettleWatch};
 use handrail_sandbox::{Sandbox, SandboxOptions, MARKER_VAR};
 use handrail_x11::settle::{SettleOptions, X11Settle};
 use handrail_x11::X11Error;
@@ -80,6 +80,31 @@ impl Desk {
     }
 
     /// Absolute geometry of the window titled `title` (xwininfo from x11-utils).
+    /// Starts an xterm titled `title` that prints the time every 50 ms and takes a watch once the
+    /// history calls all of its window animating (about a second of ticking). The verdict counts at
+    /// watch(), so it is looked at just before and just after: a busy machine can stall the ticker for
+    /// a moment in between. The window is read again each time: it moves while the window manager
+    /// adopts it.
+    fn ticker_known_at_watch(&self, title: &str) -> (App, Rect, Box<dyn SettleWatch + '_>) {
+        let ticker = self.spawn(
+            "xterm",
+            &["-T", title, "-geometry", "24x3+400+300", "-e", "sh", "-c", "while :; do date +%N; sleep 0.05; done"],
+        );
+        let watched = eventually(Duration::from_secs(15), || {
+            let xterm = self.window_rect(title).filter(|r| self.animating_all_over(*r))?;
+            let watch = self.settle.watch().ok()?;
+            self.animating_all_over(xterm).then_some((xterm, watch))
+        });
+        let Some((xterm, watch)) = watched else {
+            panic!(
+                "the ticking xterm at {:?} was never classified as animating: {:?}",
+                self.window_rect(title),
+                self.settle.animating_regions()
+            );
+        };
+        (ticker, xterm, watch)
+    }
+
     /// Whether the history calls all of `window` animating: its corners and centre (a terminal that
     /// prints and scrolls repaints all over).
     fn animating_all_over(&self, window: Rect) -> bool {
@@ -187,27 +212,7 @@ fn an_animation_started_after_watch_hits_the_ceiling() {
 #[test]
 fn an_animation_running_before_watch_is_ignored_but_other_changes_count() {
     let d = desk();
-    let title = "handrail-ticker";
-    let _ticker = d.spawn(
-        "xterm",
-        &["-T", title, "-geometry", "24x3+400+300", "-e", "sh", "-c", "while :; do date +%N; sleep 0.05; done"],
-    );
-    // The history needs about a second of ticking before watch() calls it an animation. The window
-    // is read again each time: it moves while the window manager adopts it.
-    // The history's verdict is taken at watch(): on a busy machine the ticker can stall for a moment
-    // between the look and the watch, so the look is repeated just after the watch too.
-    let watched = eventually(Duration::from_secs(15), || {
-        let xterm = d.window_rect(title).filter(|r| d.animating_all_over(*r))?;
-        let watch = d.settle.watch().ok()?;
-        d.animating_all_over(xterm).then_some((xterm, watch))
-    });
-    let Some((xterm, mut watch)) = watched else {
-        panic!(
-            "the ticking xterm at {:?} was never classified as animating: {:?}",
-            d.window_rect(title),
-            d.settle.animating_regions()
-        );
-    };
+    let (_ticker, xterm, mut watch) = d.ticker_known_at_watch("handrail-ticker");
 
     // Nothing else happens: the ticker must not hold the wait for its 5 s ceiling.
     let req = SettleRequest::default();
@@ -265,18 +270,7 @@ fn an_animation_a_watch_waited_through_does_not_hold_the_next_watch() {
 #[test]
 fn an_animation_known_before_a_long_watch_is_still_known_after_it() {
     let d = desk();
-    let title = "handrail-steady-ticker";
-    let _ticker = d.spawn(
-        "xterm",
-        &["-T", title, "-geometry", "24x3+400+300", "-e", "sh", "-c", "while :; do date +%N; sleep 0.05; done"],
-    );
-    // Known all over at watch() (looked at again just after it: a busy machine stalls the ticker).
-    let watched = eventually(Duration::from_secs(15), || {
-        let xterm = d.window_rect(title).filter(|r| d.animating_all_over(*r))?;
-        let watch = d.settle.watch().ok()?;
-        d.animating_all_over(xterm).then_some((xterm, watch))
-    });
-    let (xterm, mut watch) = watched.expect("the ticking xterm was never classified as animating");
+    let (_ticker, xterm, mut watch) = d.ticker_known_at_watch("handrail-steady-ticker");
     // Other news for longer than the history's three seconds: the root changes colour for ~4 s.
     let long = SettleRequest { response_window: ms(2000), quiet: ms(600), ceiling: Duration::from_secs(15) };
     let root = d.sh(&root_animation(Some(80)));
