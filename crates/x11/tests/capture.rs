@@ -155,9 +155,10 @@ fn show_pattern(d: &Desk) -> (App, (u32, u32)) {
     let app = d.spawn("display", &["-title", "handrail-pattern", "-geometry", "+300+200", path.to_str().unwrap()]);
     let screen = d.screen(CaptureMethod::Auto);
     // Found twice in a row at the same place: a window manager may still move a window it just mapped
-    // (placement, decorations), and the checks below read the pattern where it was found.
+    // (placement, decorations), and the checks below read the pattern where it was found. ImageMagick
+    // starts slowly; on two loaded cores 15 s was once not enough, so the bound is generous.
     let mut last = None;
-    let at = eventually(Duration::from_secs(15), || {
+    let at = eventually(Duration::from_secs(60), || {
         let now = find_pattern(&screen.capture(None, None).ok()?);
         let settled = now.is_some() && now == last;
         last = now;
