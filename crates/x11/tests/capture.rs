@@ -155,10 +155,9 @@ fn show_pattern(d: &Desk) -> (App, (u32, u32)) {
     let app = d.spawn("display", &["-title", "handrail-pattern", "-geometry", "+300+200", path.to_str().unwrap()]);
     let screen = d.screen(CaptureMethod::Auto);
     // Found twice in a row at the same place: a window manager may still move a window it just mapped
-    // (placement, decorations), and the checks below read the pattern where it was found. ImageMagick
-    // starts slowly; on two loaded cores 15 s was once not enough, so the bound is generous.
+    // (placement, decorations), and the checks below read the pattern where it was found.
     let mut last = None;
-    let at = eventually(Duration::from_secs(60), || {
+    let found = eventually(Duration::from_secs(15), || {
         let now = find_pattern(&screen.capture(None, None).ok()?);
         let settled = now.is_some() && now == last;
         last = now;
@@ -168,9 +167,30 @@ fn show_pattern(d: &Desk) -> (App, (u32, u32)) {
             std::thread::sleep(Duration::from_millis(100)); // polling interval, not a settle wait
             None
         }
-    })
-    .expect("the pattern window never showed up pixel-exact and still");
+    });
+    let Some(at) = found else {
+        // Rare and not understood yet (seen on a quiet machine too): keep what the screen showed.
+        let shot = screen.capture(None, None).ok().map(|f| save_ppm(&f, "pattern-not-found.ppm"));
+        panic!("the pattern window never showed up pixel-exact and still; the screen: {shot:?}");
+    };
     (app, at)
+}
+
+/// Writes `frame` as a PPM under target/test-artifacts (for a failure to be looked at) and says where.
+fn save_ppm(frame: &Frame, name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/test-artifacts");
+    let _ = std::fs::create_dir_all(&dir);
+    let (w, h) = (frame.size.width, frame.size.height);
+    let mut data = format!("P6\n{w} {h}\n255\n").into_bytes();
+    for y in 0..h {
+        for x in 0..w {
+            let [b, g, r] = bgr(frame, x, y);
+            data.extend_from_slice(&[r, g, b]);
+        }
+    }
+    let path = dir.join(name);
+    let _ = std::fs::write(&path, data);
+    path
 }
 
 #[test]
