@@ -13,7 +13,8 @@
 //! 2. `dbus-daemon --session --nofork` on `$XDG_RUNTIME_DIR/bus` (address read from its stdout);
 //! 3. `at-spi-bus-launcher --launch-immediately --a11y=1 --screen-reader=0` — ready when
 //!    `org.a11y.Bus.GetAddress` answers;
-//! 4. `openbox --sm-disable` — ready when `_NET_SUPPORTING_WM_CHECK` is set on the root window;
+//! 4. `openbox --sm-disable` — ready when its `--startup` command has run (it claims the screen before
+//!    it manages windows, and a window mapped in between would never show);
 //! 5. `xsetroot -solid <background>` (OCR reads almost nothing on the default black).
 //!
 //! With [`SandboxOptions::wayland`], steps 1, 4 and 5 are replaced by a private headless sway (run as

@@ -152,7 +152,16 @@ fn pattern_at(frame: &Frame, x0: u32, y0: u32) -> bool {
 /// Shows the pattern in a real application window (ImageMagick's `display`) and returns where it landed.
 fn show_pattern(d: &Desk) -> (App, (u32, u32)) {
     let path = write_pattern_ppm(d.sandbox.home());
-    let app = d.spawn("display", &["-title", "handrail-pattern", "-geometry", "+300+200", path.to_str().unwrap()]);
+    let stderr = std::fs::File::create(d.sandbox.home().join("display.stderr")).unwrap();
+    let child = d
+        .sandbox
+        .command("display")
+        .args(["-title", "handrail-pattern", "-geometry", "+300+200", path.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(stderr)
+        .spawn()
+        .unwrap();
+    let mut app = App(child);
     let screen = d.screen(CaptureMethod::Auto);
     // Found twice in a row at the same place: a window manager may still move a window it just mapped
     // (placement, decorations), and the checks below read the pattern where it was found.
@@ -169,9 +178,20 @@ fn show_pattern(d: &Desk) -> (App, (u32, u32)) {
         }
     });
     let Some(at) = found else {
-        // Rare and not understood yet (seen on a quiet machine too): keep what the screen showed.
+        // What a look needs: the screen, whether `display` is alive and what it said, and the window's
+        // map state and the window manager's client list (a window openbox never managed stays unmapped).
         let shot = screen.capture(None, None).ok().map(|f| save_ppm(&f, "pattern-not-found.ppm"));
-        panic!("the pattern window never showed up pixel-exact and still; the screen: {shot:?}");
+        let status = app.0.try_wait();
+        let stderr = std::fs::read_to_string(d.sandbox.home().join("display.stderr")).unwrap_or_default();
+        let run = |program: &str, args: &[&str]| {
+            let out = d.sandbox.command(program).args(args).output();
+            out.map(|o| String::from_utf8_lossy(&o.stdout).into_owned()).unwrap_or_default()
+        };
+        let window = run("xwininfo", &["-name", "handrail-pattern"]) + &run("xprop", &["-root", "_NET_CLIENT_LIST"]);
+        panic!(
+            "the pattern window never showed up pixel-exact and still; display: {status:?}, stderr: {stderr:?}; \
+             the screen: {shot:?}\n{window}"
+        );
     };
     (app, at)
 }
