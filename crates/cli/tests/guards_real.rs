@@ -281,3 +281,171 @@ fn a_gtk_dialog_gets_nothing_a_guard_refused_by_any_key() {
     let _ = terminal.wait();
     sandbox.stop().expect("clean teardown");
 }
+
+/// One page with the same account settings in five interface languages: every click and keystroke it
+/// receives goes into its title.
+const WORLD_PAGE: &str = r#"<!doctype html><html><head><meta charset="utf-8"><title>konto</title>
+<style>body{font:20px "DejaVu Sans","Noto Sans CJK JP",sans-serif;margin:30px} input,button{font:inherit;margin:6px}</style></head>
+<body>
+<button id="save">Speichern</button>
+<button class="del" data-l="de">Konto löschen</button>
+<button class="del" data-l="fr">Supprimer le compte</button>
+<button class="del" data-l="es">Eliminar cuenta</button>
+<button class="del" data-l="ja">アカウントを削除</button>
+<button class="del" data-l="zh">删除账户</button><br>
+<label>Kennwort <input id="kw" type="text" aria-label="Kennwort"></label>
+<script>
+ const got = {saved: 0, de: 0, fr: 0, es: 0, ja: 0, zh: 0};
+ const show = () => { document.title = `[saved=${got.saved} de=${got.de} fr=${got.fr} es=${got.es} ja=${got.ja} zh=${got.zh} kw=${document.getElementById('kw').value.length}]`; };
+ document.getElementById('save').onclick = () => { got.saved++; show(); };
+ for (const b of document.querySelectorAll('.del')) b.onclick = () => { got[b.dataset.l]++; show(); };
+ document.getElementById('kw').oninput = show;
+ show();
+</script></body></html>"#;
+
+/// Other interface languages on a real page: a destructive button is refused unless the request, in
+/// the same language, asks for it, and always when nobody watches; a text field labelled "Kennwort"
+/// takes no typing. The page's own record says what arrived.
+#[test]
+fn guards_hold_in_other_interface_languages_on_a_real_page() {
+    let sandbox = Sandbox::start(SandboxOptions { parent_death_signal: false, ..SandboxOptions::default() })
+        .expect("sandbox starts");
+    let launch = || common::sandbox_launch(&sandbox);
+    let desktop = common::accessible_desktop(&sandbox, launch());
+    let conn = handrail_x11::Conn::open(&sandbox.display()).expect("a second connection");
+    let windows = handrail_x11::windows::X11Windows::new(conn, launch());
+    let mut agent = Agent { engine: Engine::new(desktop, Config { vision: Vision::Capable, ..Config::default() }) };
+
+    agent.turn("open", "öffne die Kontoeinstellungen", Mode::Interactive);
+    let o = agent.call(&[("action", "open_url"), ("url", &serve_page(WORLD_PAGE))]);
+    assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
+
+    // (button, a request about something else, a request that asks for this removal), each in the
+    // button's language.
+    let cases = [
+        ("Konto löschen", "ändere meinen Anzeigenamen", "lösche mein Konto"),
+        ("Supprimer le compte", "modifie mon nom affiché", "supprime mon compte"),
+        ("Eliminar cuenta", "cambia mi nombre visible", "elimina mi cuenta"),
+        ("アカウントを削除", "表示名を変更して", "アカウントを削除して"),
+        ("删除账户", "修改我的显示名称", "删除我的账户"),
+    ];
+    for (button, unrelated, _) in cases {
+        agent.turn("other-task", unrelated, Mode::Interactive);
+        refused(&agent.on("click", "button", button, &[]), "destructive_target");
+        let negated = match button {
+            "Konto löschen" => "lösche mein Konto nicht",
+            "アカウントを削除" => "アカウントを削除しないで",
+            _ => continue,
+        };
+        agent.turn("told-not-to", negated, Mode::Interactive);
+        refused(&agent.on("click", "button", button, &[]), "destructive_target");
+    }
+    agent.turn("unattended", "lösche mein Konto", Mode::Unattended);
+    refused(&agent.on("click", "button", "Konto löschen", &[]), "destructive_target");
+    agent.turn("sign-in", "melde mich an", Mode::Interactive);
+    agent.on("click", "entry", "Kennwort", &[]);
+    refused(&agent.type_text("geheim"), "password_field");
+    refused(&agent.key("g"), "password_field");
+    // A harmless button in the same language goes through: the refusals above were not about German.
+    let o = agent.on("click", "button", "Speichern", &[]);
+    assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !page_title(&windows).starts_with("[saved=1") {
+        assert!(Instant::now() < deadline, "the save never reached the page: {}", page_title(&windows));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let title = page_title(&windows);
+    assert!(title.starts_with("[saved=1 de=0 fr=0 es=0 ja=0 zh=0 kw=0]"), "the page received: {title}");
+
+    // Control: asked for in its own language, each click reaches the page.
+    for (button, _, asks) in cases {
+        agent.turn("asked", asks, Mode::Interactive);
+        let o = agent.on("click", "button", button, &[]);
+        assert!(matches!(o.guard, GuardDecision::AllowedByIntent { .. }), "{button}: {}", o.text());
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !page_title(&windows).starts_with("[saved=1 de=1 fr=1 es=1 ja=1 zh=1 kw=0]") {
+        assert!(Instant::now() < deadline, "the allowed clicks did not all arrive: {}", page_title(&windows));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    drop(agent);
+    sandbox.stop().expect("clean teardown");
+}
+
+/// Thunar on a scratch folder: the Delete key on a selected file moves it to the Trash (or, as root,
+/// asks to delete it permanently), so it is judged as a removal. Its icon view lists no items to accessibility; the file is found and clicked by OCR,
+/// as a model would. What happened is read from the disk: the folder and the Trash.
+#[test]
+fn the_delete_key_on_a_file_in_a_file_manager_is_a_removal() {
+    let sandbox = Sandbox::start(SandboxOptions { parent_death_signal: false, ..SandboxOptions::default() })
+        .expect("sandbox starts");
+    let scratch = sandbox.home().join("scratch");
+    std::fs::create_dir_all(&scratch).expect("scratch folder");
+    std::fs::write(scratch.join("report.txt"), "q3 numbers").expect("a file");
+    std::fs::write(scratch.join("notes.txt"), "keep").expect("a file");
+    let trashed = sandbox.home().join(".local/share/Trash/files/report.txt");
+    let mut file_manager =
+        sandbox.command("thunar").arg(&scratch).spawn().expect("thunar starts (scripts/setup-desktop)");
+    let desktop = common::full_desktop(&sandbox, common::sandbox_launch(&sandbox));
+    let mut agent = Agent { engine: Engine::new(desktop, Config { vision: Vision::Capable, ..Config::default() }) };
+
+    // Select the file the way a model would: click its name, read off the screen.
+    let select = |agent: &mut Agent| {
+        let deadline = Instant::now() + Duration::from_secs(40);
+        loop {
+            agent.call(&[("action", "see")]);
+            let o = agent.call(&[("action", "click"), ("target_text", "report.txt")]);
+            if matches!(o.status, Status::Ok | Status::NoVisibleChange) {
+                return;
+            }
+            assert!(Instant::now() < deadline, "report.txt never showed: {}", o.text());
+            std::thread::sleep(Duration::from_millis(250));
+        }
+    };
+    let on_disk = || (scratch.join("report.txt").exists(), trashed.exists());
+
+    agent.turn("other-task", "rename the photos", Mode::Interactive);
+    select(&mut agent);
+    for keys in ["delete", "ctrl+delete"] {
+        let o = agent.key(keys);
+        refused(&o, "destructive_target");
+        assert!(o.text().contains("would delete the selected \"report.txt\""), "{}", o.text());
+    }
+    agent.turn("unattended", "delete report.txt", Mode::Unattended);
+    select(&mut agent);
+    refused(&agent.key("delete"), "destructive_target");
+    agent.turn("told-not-to", "tidy the folder but do not delete anything", Mode::Interactive);
+    select(&mut agent);
+    refused(&agent.key("delete"), "destructive_target");
+    // Harmless keys on the same selection still go through.
+    assert!(matches!(agent.key("right").status, Status::Ok | Status::NoVisibleChange));
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(on_disk(), (true, false), "a refused Delete reached the file manager");
+
+    // Control: asked for, the same key reaches Thunar, which removes the file, and only that file. (As
+    // root, Thunar does not use the Trash: it asks first whether to delete permanently; the request
+    // backs that "Delete" button too.)
+    agent.turn("asked", "delete report.txt", Mode::Interactive);
+    select(&mut agent);
+    let o = agent.key("delete");
+    assert!(matches!(o.guard, GuardDecision::AllowedByIntent { .. }), "{}", o.text());
+    if o.text().contains("button \"Delete\"") && o.text().contains("focused") {
+        let o = agent.key("return");
+        assert!(matches!(o.guard, GuardDecision::AllowedByIntent { .. }), "{}", o.text());
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while on_disk().0 {
+        if Instant::now() > deadline {
+            let seen = agent.call(&[("action", "see")]);
+            panic!("the allowed Delete did not remove the file: {:?}\n{}\n{}", on_disk(), o.text(), seen.text());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(scratch.join("notes.txt").exists());
+
+    drop(agent);
+    let _ = file_manager.kill();
+    let _ = file_manager.wait();
+    sandbox.stop().expect("clean teardown");
+}

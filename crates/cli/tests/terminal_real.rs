@@ -32,20 +32,21 @@ impl Agent {
         }
     }
 
-    /// Observes until the screen shows `text` (OCR or accessibility).
+    /// Observes until the screen shows `text` (OCR or accessibility; spaces OCR put inside words or
+    /// dropped do not count, as for handrail's own reading of a terminal line).
     fn shows(&mut self, text: &str) {
+        use handrail_core::text::contains_phrase_ignoring_spaces as has;
         let deadline = Instant::now() + Duration::from_secs(15);
         loop {
             let o = self.see();
-            let seen = o.observation.as_ref().is_some_and(|obs| {
-                obs.elements
-                    .iter()
-                    .any(|e| e.label.contains(text) || e.value.as_deref().is_some_and(|v| v.contains(text)))
+            let texts: Vec<String> = o.observation.as_ref().map_or_else(Vec::new, |obs| {
+                obs.elements.iter().flat_map(|e| [e.label.clone(), e.value.clone().unwrap_or_default()]).collect()
             });
-            if seen {
+            if texts.iter().any(|t| has(t, text)) {
                 return;
             }
-            assert!(Instant::now() < deadline, "the screen never showed {text:?}: {}", o.text());
+            // Every text, not the listing's first lines: the terminal's lines come late in it.
+            assert!(Instant::now() < deadline, "the screen never showed {text:?}; it showed {texts:?}");
             std::thread::sleep(Duration::from_millis(200));
         }
     }

@@ -5,7 +5,7 @@ mod common;
 use std::time::Duration;
 
 use common::{args, config, Fx};
-use handrail_core::{Config, Engine, ExpectOutcome, Markers, Mode, Status, Turn, Vision, UNSUPPORTED};
+use handrail_core::{Config, Engine, ExpectOutcome, GuardDecision, Markers, Mode, Status, Turn, Vision, UNSUPPORTED};
 use handrail_platform::{AxHealth, Rect, Size};
 use handrail_sim::{Reaction, SimCall, SimDesktop, Widget, WindowSpec};
 
@@ -252,6 +252,34 @@ fn text_targets_match_one_or_refuse_with_candidates() {
 
     let o = fx.call(&[("action", "click"), ("target_text", "no such thing")]);
     assert_eq!(o.status, Status::Error);
+}
+
+/// Two windows show "Delete account" buttons: pressing any would be refused, so the answer is the
+/// guard's reason (the model must not learn "ambiguous" and retry by id); "Open" stays ambiguous.
+#[test]
+fn a_text_target_every_candidate_of_which_is_refused_says_why() {
+    let (mut fx, _) = Fx::form();
+    let other = fx.sim.add_window(WindowSpec::new("Other", "Other").bounds(Rect::new(820, 100, 400, 300)));
+    fx.sim.add_widget(fx.win, Widget::button("Delete account").at(600, 500, 160, 30));
+    fx.sim.add_widget(other, Widget::button("Delete account").at(850, 200, 160, 30));
+    fx.turn("change my display name", Mode::Interactive);
+    fx.see();
+    let effects = fx.sim.side_effects();
+    for text in ["Delete account", "delete"] {
+        let o = fx.call(&[("action", "click"), ("target_text", text)]);
+        assert_eq!(o.guard, GuardDecision::Refused { rule: "destructive_target" }, "{}", o.text());
+        assert!(o.text().contains("every one of them"), "{}", o.text());
+    }
+    // Hovering presses nothing: still a plain ambiguity.
+    let o = fx.call(&[("action", "hover"), ("target_text", "Delete account")]);
+    assert_eq!(o.status, Status::Refused, "{}", o.text());
+    assert!(o.text().contains("target one by element_id"), "{}", o.text());
+    assert_eq!(fx.sim.side_effects(), effects);
+    // Asked for: back to choosing one.
+    fx.turn("delete my account", Mode::Interactive);
+    fx.see();
+    let o = fx.call(&[("action", "click"), ("target_text", "Delete account")]);
+    assert!(o.text().contains("target one by element_id"), "{}", o.text());
 }
 
 #[test]

@@ -146,7 +146,6 @@ fn dangerous_hotkeys_table() {
         ("ctrl+alt+backspace", true),
         ("ctrl+alt+delete", true),
         ("alt+ctrl+del", true),
-        ("Delete", false),
         ("BackSpace", false),
         ("ctrl+backspace", false),
         ("ctrl+s", false),
@@ -162,6 +161,59 @@ fn dangerous_hotkeys_table() {
                 assert!(matches!(o.guard, GuardDecision::Refused { rule: "dangerous_hotkey" }), "{keys}");
             }
         }
+    }
+}
+
+/// A file list whose window deletes the selected file on Delete, and a name field: Delete on the file is
+/// a removal (named, backed only by the request, never unattended), Delete in the field edits text.
+#[test]
+fn the_delete_key_on_a_selection_is_a_removal() {
+    use handrail_platform::Rect;
+    use handrail_sim::{WindowRef, WindowSpec};
+    let fx_for = |mode: Mode, intent: &str, focus_file: bool| {
+        let mut fx = Fx::empty();
+        let files = fx.sim.add_window(
+            WindowSpec::new("Files", "scratch - Files")
+                .bounds(Rect::new(200, 100, 600, 400))
+                .on_key("Delete", Reaction::set_title(WindowRef::This, "deleted")),
+        );
+        let report = Widget::list_item("report.txt").selected().at(220, 160, 300, 24);
+        let name = Widget::entry("Rename to").at(220, 300, 300, 28);
+        let (report, name) = if focus_file { (report.focused(), name) } else { (report, name.focused()) };
+        fx.sim.add_widget(files, report);
+        fx.sim.add_widget(files, name);
+        fx.turn(intent, mode);
+        fx.see();
+        (fx, files)
+    };
+    // (mode, request, refused?)
+    let table: &[(Mode, &str, bool)] = &[
+        (Mode::Interactive, "rename the photos", true),
+        (Mode::Interactive, "", true),
+        (Mode::Interactive, "don't delete anything", true),
+        (Mode::Interactive, "delete the old report", false),
+        (Mode::Interactive, "move the report to the trash", false),
+        (Mode::Interactive, "lösche den alten Bericht", false),
+        (Mode::Unattended, "delete the old report", true),
+    ];
+    for (mode, intent, refused) in table {
+        for keys in ["delete", "ctrl+delete"] {
+            let (mut fx, files) = fx_for(*mode, intent, true);
+            let o = expect_verdict(&mut fx, *refused, |fx| fx.call(&[("action", "key"), ("keys", keys)]));
+            if *refused {
+                assert_eq!(o.guard, GuardDecision::Refused { rule: "destructive_target" }, "{keys} {intent:?}");
+                assert!(o.text().contains("would delete the selected \"report.txt\""), "{}", o.text());
+                assert_ne!(fx.sim.window(files).title, "deleted");
+            } else {
+                assert!(matches!(o.guard, GuardDecision::AllowedByIntent { .. }), "{}", o.text());
+            }
+        }
+    }
+    // In a text field Delete removes characters: nothing to judge, in either mode.
+    for mode in [Mode::Interactive, Mode::Unattended] {
+        let (mut fx, _) = fx_for(mode, "rename the photos", false);
+        let o = expect_verdict(&mut fx, false, |fx| fx.call(&[("action", "key"), ("keys", "delete")]));
+        assert_eq!(o.guard, GuardDecision::Passed, "{}", o.text());
     }
 }
 

@@ -38,6 +38,19 @@ pub fn accessible_desktop(sandbox: &Sandbox, launch: LaunchEnv) -> handrail_plat
     .expect("desktop")
 }
 
+/// The sandbox's desktop as a person's handrail reads it: accessibility and Tesseract OCR (for what
+/// accessibility leaves out, like the items of a file manager's icon view).
+pub fn full_desktop(sandbox: &Sandbox, launch: LaunchEnv) -> handrail_platform::Desktop {
+    let ocr = handrail_ocr::TesseractOcr::new(handrail_ocr::TesseractConfig::default());
+    assert!(ocr.unavailable_reason().is_none(), "Tesseract is installed (scripts/setup-desktop)");
+    X11Desktop::connect(
+        X11Options::new(sandbox.display(), launch),
+        Box::new(handrail_atspi::AtspiSource::new(sandbox.bus_address())),
+        Box::new(ocr),
+    )
+    .expect("desktop")
+}
+
 pub fn args(pairs: &[(&str, &str)]) -> RawArgs {
     RawArgs::from_pairs(pairs).unwrap_or_else(|e| panic!("bad test arguments: {e}"))
 }

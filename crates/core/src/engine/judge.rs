@@ -13,8 +13,8 @@ use super::stop::Stop;
 use super::summary::summarize;
 use super::{quote_clipped, Aim, Engine};
 use crate::guard::command::{check_findings, destructive_commands, moves_shell, CommandKind, CommandVerdict};
-use crate::guard::destructive::{check_destructive, DestructiveVerdict};
-use crate::guard::effect::{effects, Effect, Scene, TerminalReach};
+use crate::guard::destructive::{check_destructive, check_selection_delete, DestructiveVerdict, DELETE_KEY};
+use crate::guard::effect::{effects, Effect, Reach, Scene, TerminalReach};
 use crate::guard::navigation::address_refusal;
 use crate::guard::password::PASSWORD_REFUSAL;
 use crate::guard::terminal::{asks_for_secret, replay, shown_line, urls_in_line, PendingLine, Stroke, TerminalId};
@@ -118,6 +118,60 @@ impl Engine {
         self.judge(request, aims, &scene, Judged { unplaced: None, ..first }, false)
     }
 
+    /// Acts on the destructive guard's verdict for one reached element: records an allowance, asks the
+    /// person when one is watching and a host can ask, or refuses. `via` says how a non-target is reached.
+    fn decide_destructive(
+        &mut self,
+        verdict: DestructiveVerdict,
+        reach: &Reach<'_>,
+        via: &str,
+        judged: &mut Judged,
+    ) -> Result<(), Stop> {
+        let refuse = |message: String| Err(Stop::refused("destructive_target", message));
+        match verdict {
+            DestructiveVerdict::Allowed => Ok(()),
+            DestructiveVerdict::AllowedByIntent { marker } => {
+                judged.decision = GuardDecision::AllowedByIntent { marker: marker.to_string() };
+                Ok(())
+            }
+            DestructiveVerdict::Refused { marker, label, reason, can_ask } => {
+                let turn = &self.session.turn;
+                let interactive = turn.mode == Mode::Interactive;
+                // With no intent at all, say how the user's words can reach the turn.
+                let how_intent = if turn.intent.trim().is_empty() && interactive {
+                    format!("; no user request was given for this turn: {}", self.config.knobs.intent)
+                } else {
+                    String::new()
+                };
+                let asked = if can_ask && interactive {
+                    let question = if marker == DELETE_KEY {
+                        format!(
+                            "The agent wants to {}, which would delete {label}; your request did not ask for that. Allow it?",
+                            how(reach)
+                        )
+                    } else {
+                        format!(
+                            "The agent wants to act on {} ({}), which looks like a removal your request did not ask for. Allow it?",
+                            quote_clipped(&label, 60),
+                            how(reach),
+                        )
+                    };
+                    self.confirm.as_mut().and_then(|c| c.confirm(&question))
+                } else {
+                    None
+                };
+                match asked {
+                    Some(true) => {
+                        judged.decision = GuardDecision::AllowedByPerson { marker: marker.to_string() };
+                        Ok(())
+                    }
+                    Some(false) => refuse(format!("{reason}{via} (the person declined)")),
+                    None => refuse(format!("{reason}{via}{how_intent}")),
+                }
+            }
+        }
+    }
+
     /// `defer_unplaced`: a receiver this scene cannot tell is left for the pre-action look to find.
     fn judge(
         &mut self,
@@ -147,40 +201,20 @@ impl Engine {
             let turn = &self.session.turn;
             let via =
                 if reach.is_target { String::new() } else { format!(" (this action reaches it: {})", how(reach)) };
-            match check_destructive(&labels, turn.mode, &turn.intent) {
-                DestructiveVerdict::Allowed => {}
-                DestructiveVerdict::AllowedByIntent { marker } => {
-                    judged.decision = GuardDecision::AllowedByIntent { marker: marker.to_string() };
-                }
-                DestructiveVerdict::Refused { marker, label, reason, can_ask } => {
-                    let asked = if can_ask && turn.mode == Mode::Interactive {
-                        let question = format!(
-                            "The agent wants to act on {} ({}), which looks like a removal your request did not ask for. Allow it?",
-                            quote_clipped(&label, 60),
-                            how(reach),
-                        );
-                        self.confirm.as_mut().and_then(|c| c.confirm(&question))
-                    } else {
-                        None
-                    };
-                    match asked {
-                        Some(true) => judged.decision = GuardDecision::AllowedByPerson { marker: marker.to_string() },
-                        Some(false) => {
-                            return Err(refuse("destructive_target", format!("{reason}{via} (the person declined)")))
-                        }
-                        None => {
-                            // With no intent at all, say how the user's words can reach the turn.
-                            let how_intent = if turn.intent.trim().is_empty() && turn.mode == Mode::Interactive {
-                                format!("; no user request was given for this turn: {}", self.config.knobs.intent)
-                            } else {
-                                String::new()
-                            };
-                            return Err(refuse("destructive_target", format!("{reason}{via}{how_intent}")));
-                        }
-                    }
-                }
-            }
+            let verdict = check_destructive(&labels, turn.mode, &turn.intent);
+            self.decide_destructive(verdict, reach, &via, &mut judged)?;
             judged.judged.push((reach.element.id, Effect::Activates));
+        }
+
+        // The Delete key on a selection: a removal, whatever the selected things are called.
+        for reach in found.reaches.iter().filter(|r| r.effect == Effect::DeletesSelection) {
+            if judged.already(reach.element, Effect::DeletesSelection) {
+                continue;
+            }
+            let turn = &self.session.turn;
+            let verdict = check_selection_delete(&reach.selection, &reach.element.label, turn.mode, &turn.intent);
+            self.decide_destructive(verdict, reach, "", &mut judged)?;
+            judged.judged.push((reach.element.id, Effect::DeletesSelection));
         }
 
         // Dangerous hotkeys, always.

@@ -3,6 +3,7 @@
 
 use super::stop::Stop;
 use super::{Aim, Engine};
+use crate::guard::{check_destructive, DestructiveVerdict};
 use crate::observation::{Element, Observation, Source};
 use crate::outcome::Reason;
 use crate::render::quote_clipped;
@@ -34,7 +35,7 @@ impl Engine {
                         format!("{id} is not in {} (the latest observation); use an id it lists", obs.id),
                     )
                 })?,
-                Target::Text(text) => self.find_text(&obs, text)?,
+                Target::Text(text) => self.find_text(&obs, text, activates(&request.command))?,
             };
             if element.source == Source::Window && !acts_on_windows(&request.command) {
                 return Err(Stop::new(
@@ -57,13 +58,27 @@ impl Engine {
         Ok(aims)
     }
 
-    pub(super) fn find_text(&self, obs: &Observation, text: &str) -> Result<Element, Stop> {
+    /// `activates`: the action would press or drop on the element found (the destructive guard judges it).
+    pub(super) fn find_text(&self, obs: &Observation, text: &str, activates: bool) -> Result<Element, Stop> {
         // A window's title names the page inside it: text is looked for in what windows show first,
         // and only then among the titles.
         let (inside, windows): (Vec<&Element>, Vec<&Element>) =
             obs.elements.iter().partition(|e| e.source != Source::Window);
         let found = Self::matching(&inside, text);
         let found = if found.is_empty() { Self::matching(&windows, text) } else { found };
+        // Ambiguous, but pressing any of them would be refused: say the guard's reason, not "choose one".
+        if let Some(reason) = (activates && found.len() > 1).then(|| self.every_one_refused(&found, text)).flatten() {
+            return Err(Stop::refused(
+                "destructive_target",
+                format!(
+                    "{reason}; the text {} matches {} elements in {} and this holds for every one of them, so choosing \
+                     one by element_id would be refused too",
+                    quote_clipped(text, 60),
+                    found.len(),
+                    obs.id
+                ),
+            ));
+        }
         match found.as_slice() {
             [] => Err(Stop::new(
                 Reason::NoMatch,
@@ -92,6 +107,24 @@ impl Engine {
         }
     }
 
+    /// The destructive guard's final refusal when pressing any of `candidates` (found by `text`) would be
+    /// refused, judged as the guard judges a text target (its label and the text); None when one of them
+    /// would pass, or when a person could still be asked to allow it.
+    fn every_one_refused(&self, candidates: &[&Element], text: &str) -> Option<String> {
+        let turn = &self.session.turn;
+        let mut first = None;
+        for e in candidates {
+            match check_destructive(&[e.label.as_str(), text], turn.mode, &turn.intent) {
+                DestructiveVerdict::Refused { can_ask, .. } if can_ask && self.confirm.is_some() => return None,
+                DestructiveVerdict::Refused { reason, .. } => {
+                    first.get_or_insert(reason);
+                }
+                _ => return None,
+            }
+        }
+        first
+    }
+
     /// Elements showing `text`: exactly (after normalising), else containing it.
     pub(super) fn matching<'e>(elements: &[&'e Element], text: &str) -> Vec<&'e Element> {
         let wanted = normalize(text);
@@ -110,6 +143,17 @@ impl Engine {
                 })
             })
             .collect()
+    }
+}
+
+/// Whether `command` presses or drops on its targets, so the destructive guard judges them.
+fn activates(command: &Command) -> bool {
+    match command {
+        Command::Pointer { kind, .. } => {
+            matches!(kind, PointerKind::Click | PointerKind::DoubleClick | PointerKind::TripleClick)
+        }
+        Command::Drag { .. } => true,
+        _ => false,
     }
 }
 

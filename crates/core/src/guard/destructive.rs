@@ -7,7 +7,8 @@
 //! that kind of removal; in unattended mode a match is always refused. Nothing on the screen can
 //! change the decision: labels are only ever matched, never interpreted.
 
-use super::text::{normalize, squashed};
+use super::lexicon::{self, negated, Fit, Prepared};
+use super::text::normalize;
 use crate::turn::Mode;
 
 /// What kind of removal a marker announces, so the intent can be checked for the same kind.
@@ -43,166 +44,55 @@ impl RemovalKind {
 /// A destructive marker found in a label.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct DestructiveMatch {
-    /// The marker as listed (lower case), e.g. `"delete"` or `"empty trash"`.
+    /// The marker as listed (normal form), e.g. `"delete"`, `"empty trash"` or `"lösch"`.
     pub marker: &'static str,
     pub kind: RemovalKind,
+    /// The language the marker is listed under, in English ("German").
+    pub language: &'static str,
 }
-
-struct Marker {
-    text: &'static str,
-    kind: RemovalKind,
-    unattended_only: bool,
-}
-
-const fn marker(text: &'static str, kind: RemovalKind, unattended_only: bool) -> Marker {
-    Marker { text, kind, unattended_only }
-}
-
-/// The markers, most specific first so the reported marker is the most telling one. The SPEC lists are
-/// `delete`, `ลบ`, `remove`, `เอาออก`, `uninstall`, `empty trash`, `move to trash` (interactive) plus `trash`,
-/// `erase`, `format`, `wipe` (unattended); the other entries are spellings of the same actions (the Bin
-/// wording of some desktops, Thai equivalents) and only ever add refusals.
-const MARKERS: &[Marker] = &[
-    marker("empty trash", RemovalKind::Trash, false),
-    marker("empty the trash", RemovalKind::Trash, false),
-    marker("move to trash", RemovalKind::Trash, false),
-    marker("move to the trash", RemovalKind::Trash, false),
-    marker("empty bin", RemovalKind::Trash, false),
-    marker("empty the bin", RemovalKind::Trash, false),
-    marker("empty recycle bin", RemovalKind::Trash, false),
-    marker("move to bin", RemovalKind::Trash, false),
-    marker("move to the bin", RemovalKind::Trash, false),
-    marker("uninstall", RemovalKind::Uninstall, false),
-    marker("ถอนการติดตั้ง", RemovalKind::Uninstall, false),
-    marker("delete", RemovalKind::Delete, false),
-    marker("remove", RemovalKind::Delete, false),
-    marker("ลบ", RemovalKind::Delete, false),
-    marker("เอาออก", RemovalKind::Delete, false),
-    marker("trash", RemovalKind::Trash, true),
-    marker("ถังขยะ", RemovalKind::Trash, true),
-    marker("erase", RemovalKind::Delete, true),
-    marker("wipe", RemovalKind::Delete, true),
-    marker("ล้างข้อมูล", RemovalKind::Delete, true),
-    marker("format", RemovalKind::Format, true),
-    marker("ฟอร์แมต", RemovalKind::Format, true),
-];
-
-/// Ordinary words that contain a marker only by accident: an occurrence of the marker inside one of these
-/// words is not a match ("More information" is not a Format command, "Swipe" does not wipe).
-const BENIGN: &[(&str, &str)] = &[("format", "informati"), ("wipe", "swipe")];
 
 /// The first destructive marker in `label` for `mode`, if any.
 ///
-/// Matching is case-insensitive substring matching after Unicode lower-casing, whitespace collapsing and
-/// removal of invisible characters; markers in Thai are also matched with all spaces removed, since OCR
-/// spaces out Thai glyph clusters.
+/// Every language's markers apply to every label (see [`super::lexicon`]), matched after normalisation
+/// (NFKC, lower case, invisible characters dropped, look-alikes folded); English markers come first.
 pub fn destructive_marker(label: &str, mode: Mode) -> Option<DestructiveMatch> {
     markers_in(label, mode).into_iter().next()
 }
 
-/// Every destructive marker in `label` for `mode`, in list order (most specific first).
+/// Every destructive marker in `label` for `mode`, English first, each language's most specific first.
 fn markers_in(label: &str, mode: Mode) -> Vec<DestructiveMatch> {
-    let norm = normalize(label);
-    if norm.is_empty() {
+    let label = Prepared::new(label);
+    if label.is_empty() {
         return Vec::new();
     }
-    let squash = squashed(&norm);
-    MARKERS
-        .iter()
-        .filter(|m| mode == Mode::Unattended || !m.unattended_only)
-        .filter(|m| {
-            if m.text.is_ascii() {
-                norm.match_indices(m.text).any(|(p, _)| !is_benign(&norm, p, m.text))
-            } else {
-                squash.contains(m.text)
-            }
-        })
-        .map(|m| DestructiveMatch { marker: m.text, kind: m.kind })
+    lexicon::markers_in(&label, mode == Mode::Unattended)
+        .map(|(m, language)| DestructiveMatch { marker: m.term.text, kind: m.kind, language })
         .collect()
 }
 
-fn is_benign(hay: &str, at: usize, needle: &str) -> bool {
-    BENIGN.iter().filter(|(m, _)| *m == needle).any(|(m, word)| {
-        word.find(m)
-            .and_then(|offset| at.checked_sub(offset))
-            .and_then(|start| hay.get(start..))
-            .is_some_and(|rest| rest.starts_with(word))
-    })
-}
-
-/// Words in the user's request that ask for each kind of removal. English entries are word-start prefixes
-/// (`delet` covers delete, deleted, deleting, deletion); Thai entries match anywhere, Thai having no spaces.
-const DELETE_WORDS: &[&str] =
-    &["delet", "remov", "erase", "erasing", "wipe", "wiping", "discard", "destroy", "get rid of", "ลบ", "เอาออก", "ทิ้ง"];
-const TRASH_WORDS: &[&str] = &["trash", "recycle", "wastebasket", "ถังขยะ"];
-const UNINSTALL_WORDS: &[&str] = &["uninstal", "remov", "ถอนการติดตั้ง", "ถอนติดตั้ง", "เอาออก"];
-const FORMAT_WORDS: &[&str] = &["format", "reformat", "ฟอร์แมต", "ฟอร์แมท"];
-
-/// English words that negate a removal word when they occur shortly before it in the same clause
-/// ("don't delete anything").
-const NEGATORS: &[&str] = &[
-    "not",
-    "no",
-    "never",
-    "don't",
-    "dont",
-    "doesn't",
-    "didn't",
-    "shouldn't",
-    "mustn't",
-    "won't",
-    "can't",
-    "cannot",
-    "without",
-    "nothing",
-    "avoid",
-    "nor",
-];
-/// Thai negators ("อย่าลบ", "ไม่ต้องลบ", "ห้ามลบ").
-const THAI_NEGATORS: &[&str] = &["อย่า", "ไม่", "ห้าม"];
-
-/// Whether the user's own words ask for this kind of removal.
+/// Whether the user's own words ask for this kind of removal, in any of the languages of
+/// [`super::lexicon`].
 ///
-/// Deleting words also back Trash (deleting a file moves it there). A removal word preceded in its clause
-/// by a negation ("do not delete", "อย่าลบ") does not count. An empty intent backs nothing.
+/// Deleting words also back Trash (deleting a file moves it there). A removal word negated in its clause
+/// ("do not delete", "อย่าลบ", "lösche nichts", "削除しないで") does not count. An empty intent backs nothing.
 pub fn intent_backs(intent: &str, kind: RemovalKind) -> bool {
     let norm = normalize(intent);
     if norm.is_empty() {
         return false;
     }
-    let words: &[&[&str]] = match kind {
-        RemovalKind::Delete => &[DELETE_WORDS],
-        RemovalKind::Trash => &[TRASH_WORDS, DELETE_WORDS],
-        RemovalKind::Uninstall => &[UNINSTALL_WORDS],
-        RemovalKind::Format => &[FORMAT_WORDS],
-    };
-    words.iter().flat_map(|ws| ws.iter()).any(|w| asks_for(&norm, w))
-}
-
-pub(super) fn asks_for(norm: &str, word: &str) -> bool {
-    let latin = word.starts_with(|c: char| c.is_ascii_alphabetic());
-    norm.match_indices(word).any(|(p, _)| {
-        let before = &norm[..p];
-        if latin && before.chars().next_back().is_some_and(char::is_alphanumeric) {
-            return false;
+    match kind {
+        RemovalKind::Trash => {
+            lexicon::asks_for_kind(&norm, RemovalKind::Trash) || lexicon::asks_for_kind(&norm, RemovalKind::Delete)
         }
-        !is_benign(norm, p, word) && !negated(before)
-    })
+        other => lexicon::asks_for_kind(&norm, other),
+    }
 }
 
-/// A negator among the last three words of the clause before the removal word (English), or within its
-/// last 16 characters (Thai, written without spaces).
-fn negated(before: &str) -> bool {
-    let clause = before.rfind(['.', ',', ';', ':', '!', '?']).and_then(|i| before.get(i + 1..)).unwrap_or(before);
-    let english = clause
-        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .filter(|t| !t.is_empty())
-        .rev()
-        .take(3)
-        .any(|t| NEGATORS.contains(&t));
-    let tail_start = clause.char_indices().rev().nth(15).map_or(0, |(i, _)| i);
-    let tail = clause.get(tail_start..).unwrap_or(clause);
-    english || THAI_NEGATORS.iter().any(|n| tail.contains(n))
+/// Whether `norm` (a normalised request) holds `word` un-negated: from the start of a word when the word
+/// is Latin, anywhere otherwise. For the command guard's own word lists.
+pub(super) fn asks_for(norm: &str, word: &str) -> bool {
+    let fit = if word.starts_with(|c: char| c.is_ascii_alphabetic()) { Fit::WordStart } else { Fit::Within };
+    lexicon::occurrences(norm, word, fit, &[]).any(|(start, end)| !negated(norm, start, end))
 }
 
 /// The decision on a set of target labels.
@@ -273,6 +163,54 @@ pub fn check_destructive(labels: &[&str], mode: Mode, intent: &str) -> Destructi
     }
 }
 
+/// The marker a deletion of the selection is reported under (it has no label to carry one).
+pub const DELETE_KEY: &str = "delete key";
+
+/// The Delete key on what is selected (a file, a message, a list row): a removal like a "Delete"
+/// button, whatever the selected things are called. `selection` are their labels as far as known,
+/// `receiver` the element the key goes to.
+///
+/// Unattended: refused. Interactive: allowed when the request asks for deleting or trashing
+/// ([`intent_backs`] for Trash, which deleting words back too), otherwise refused with `can_ask`.
+pub fn check_selection_delete(selection: &[String], receiver: &str, mode: Mode, intent: &str) -> DestructiveVerdict {
+    let what = describe_selection(selection, receiver);
+    let (why, can_ask) = match mode {
+        Mode::Interactive if intent_backs(intent, RemovalKind::Trash) => {
+            return DestructiveVerdict::AllowedByIntent { marker: DELETE_KEY }
+        }
+        Mode::Interactive => (
+            "the user's request does not ask for deleting or removing something (the user's request must ask for \
+             this removal: ask the user, or leave this step to them)",
+            true,
+        ),
+        Mode::Unattended => (
+            "deleting is always refused in unattended mode (nobody is watching to confirm); leave this step for a \
+             person",
+            false,
+        ),
+    };
+    DestructiveVerdict::Refused {
+        marker: DELETE_KEY,
+        reason: format!("refusing to press Delete: it would delete {what}, and {why}"),
+        label: what,
+        can_ask,
+    }
+}
+
+/// "the selected "a.txt", "b.txt" and 3 more", or what the selection is in when its items are unknown.
+fn describe_selection(selection: &[String], receiver: &str) -> String {
+    let clip = |s: &str| crate::render::quote_clipped(s, 40);
+    match selection {
+        [] if receiver.trim().is_empty() => "what is selected".to_string(),
+        [] => format!("what is selected in {}", clip(receiver)),
+        items => {
+            let named: Vec<String> = items.iter().take(3).map(|s| clip(s)).collect();
+            let more = if items.len() > 3 { format!(" and {} more", items.len() - 3) } else { String::new() };
+            format!("the selected {}{more}", named.join(", "))
+        }
+    }
+}
+
 fn refused(label: &str, m: DestructiveMatch, can_ask: bool, why: String) -> DestructiveVerdict {
     let shown: String =
         if label.chars().count() > 80 { label.chars().take(79).chain(['…']).collect() } else { label.to_string() };
@@ -280,8 +218,9 @@ fn refused(label: &str, m: DestructiveMatch, can_ask: bool, why: String) -> Dest
         marker: m.marker,
         label: label.to_string(),
         reason: format!(
-            "refusing to act on {shown:?}: its label contains the destructive marker {:?}, and {why}",
-            m.marker
+            "refusing to act on {shown:?}: its label contains the destructive marker {:?}{}, and {why}",
+            m.marker,
+            if m.language == "English" { String::new() } else { format!(" ({})", m.language) }
         ),
         can_ask,
     }
@@ -431,6 +370,43 @@ mod tests {
         assert_eq!(v(&[], U, ""), DestructiveVerdict::Allowed);
         assert_eq!(v(&["Save", "Open"], U, ""), DestructiveVerdict::Allowed);
         assert!(v(&["Save"], I, "").is_allowed());
+    }
+
+    #[test]
+    fn the_delete_key_on_a_selection_is_a_removal() {
+        let files = vec!["report.txt".to_string()];
+        let v = check_selection_delete(&files, "Files", I, "rename the photos");
+        let DestructiveVerdict::Refused { reason, can_ask: true, marker: DELETE_KEY, .. } = v else {
+            panic!("expected a refusal with a person to ask: {v:?}");
+        };
+        assert!(reason.contains("would delete the selected \"report.txt\""), "{reason}");
+        assert_eq!(
+            check_selection_delete(&files, "Files", I, "delete the old report"),
+            DestructiveVerdict::AllowedByIntent { marker: DELETE_KEY }
+        );
+        assert_eq!(
+            check_selection_delete(&files, "", I, "move the report to the trash"),
+            DestructiveVerdict::AllowedByIntent { marker: DELETE_KEY }
+        );
+        assert_eq!(
+            check_selection_delete(&files, "", I, "lösche den Bericht"),
+            DestructiveVerdict::AllowedByIntent { marker: DELETE_KEY }
+        );
+        assert!(matches!(
+            check_selection_delete(&files, "", I, "don't delete anything"),
+            DestructiveVerdict::Refused { .. }
+        ));
+        assert!(matches!(
+            check_selection_delete(&files, "", U, "delete the old report"),
+            DestructiveVerdict::Refused { can_ask: false, .. }
+        ));
+        let many: Vec<String> = (1..=5).map(|i| format!("f{i}")).collect();
+        let DestructiveVerdict::Refused { reason, .. } = check_selection_delete(&many, "", U, "") else { panic!() };
+        assert!(reason.contains("\"f1\", \"f2\", \"f3\" and 2 more"), "{reason}");
+        let DestructiveVerdict::Refused { reason, .. } = check_selection_delete(&[], "Messages", U, "") else {
+            panic!()
+        };
+        assert!(reason.contains("what is selected in \"Messages\""), "{reason}");
     }
 
     #[test]

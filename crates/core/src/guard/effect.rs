@@ -12,6 +12,9 @@
 //!   a key press that triggers an element's reported key binding (mnemonic or accelerator), wherever
 //!   focus is; a bare character in an open menu (menu mnemonics need no alt); Return or a typed newline
 //!   in a one-line field, for the window's default button.
+//! - **Deletes the selection** (the destructive guard, as a removal): the Delete key, with any modifiers,
+//!   on anything that does not take text: a file in a file manager, a message in a mail list, a row of
+//!   a web list, a page whose script deletes what is selected. In a text field it deletes characters.
 //! - **Enters text** (the password guard): `type` into the receiver; a printable key (with or without
 //!   shift) on it; text dropped onto it by `drag`.
 //!
@@ -41,6 +44,9 @@ pub enum Effect {
     /// Commits the line it holds: Return (or a typed newline) in a browser's address bar, which
     /// navigates to [`Reach::lines`].
     Commits,
+    /// Deletes what is selected in it (named in [`Reach::selection`]): the Delete key on anything that
+    /// does not take text.
+    DeletesSelection,
 }
 
 /// One element an input reaches, and how.
@@ -55,6 +61,9 @@ pub struct Reach<'a> {
     /// For [`Effect::Commits`]: what may be committed, every reading of it (the field's text before
     /// typing may or may not be replaced by what is typed).
     pub lines: Vec<String>,
+    /// For [`Effect::DeletesSelection`]: the labels of the selected elements it holds (or itself, when
+    /// it is the selected one), as far as the observation shows them.
+    pub selection: Vec<String>,
 }
 
 /// What the engine knows of the screen for finding receivers.
@@ -138,14 +147,19 @@ impl<'a> InputEffects<'a> {
             .iter()
             .any(|r| std::ptr::eq(r.element, element) && r.effect == effect && r.is_target == is_target);
         if !seen {
-            self.reaches.push(Reach { element, effect, how, is_target, lines: Vec::new() });
+            self.reaches.push(Reach { element, effect, how, is_target, lines: Vec::new(), selection: Vec::new() });
         }
     }
 }
 
 impl<'a> InputEffects<'a> {
     fn commit(&mut self, element: &'a Element, how: String, is_target: bool, lines: Vec<String>) {
-        self.reaches.push(Reach { element, effect: Effect::Commits, how, is_target, lines });
+        self.reaches.push(Reach { element, effect: Effect::Commits, how, is_target, lines, selection: Vec::new() });
+    }
+
+    fn deletes(&mut self, element: &'a Element, how: String, selection: Vec<String>) {
+        let effect = Effect::DeletesSelection;
+        self.reaches.push(Reach { element, effect, how, is_target: false, lines: Vec::new(), selection });
     }
 }
 
@@ -308,12 +322,16 @@ fn key<'a>(out: &mut InputEffects<'a>, combo: &KeyCombo, scene: &Scene<'a>) {
         out.terminal = Some(TerminalReach { element: term, how: format!("press {combo} in the terminal") });
         return;
     }
+    let deletes = deletes_selection(combo);
     let Some(element) = to.element() else {
-        if activation || printable {
+        if activation || printable || deletes {
             out.unknown_receiver = Some(unknown_why(scene));
         }
         return;
     };
+    if deletes && !takes_text(element) {
+        out.deletes(element, format!("press {combo} on {}", to.place()), selection_in(element, scene));
+    }
     if activation && is_control(element) {
         out.reach(element, Effect::Activates, format!("press {combo} on {}", to.place()), false);
     }
@@ -337,6 +355,36 @@ fn key<'a>(out: &mut InputEffects<'a>, combo: &KeyCombo, scene: &Scene<'a>) {
 /// Return or space, with any modifiers: what activates a focused control.
 pub fn is_activation_key(combo: &KeyCombo) -> bool {
     matches!(combo.key, Key::Return | Key::Space)
+}
+
+/// The Delete key, with any modifiers: on a selection it deletes (shift: permanently, which the hotkey
+/// rule refuses anyway; ctrl: some file managers' move to Trash).
+pub fn deletes_selection(combo: &KeyCombo) -> bool {
+    combo.key == Key::Delete
+}
+
+/// Where Delete removes characters rather than what is selected.
+fn takes_text(e: &Element) -> bool {
+    e.role.is_text_input() || e.states.contains(States::EDITABLE)
+}
+
+/// The labels of what is selected in `receiver`: itself when it is selected or an item (a file name just
+/// clicked, read by OCR from an icon view accessibility leaves empty), else the selected elements of its
+/// app inside its bounds.
+fn selection_in(receiver: &Element, scene: &Scene<'_>) -> Vec<String> {
+    let label = |e: &Element| if e.label.is_empty() { e.value.clone().unwrap_or_default() } else { e.label.clone() };
+    let item = matches!(receiver.role, Role::ListItem | Role::Cell | Role::Image | Role::Text | Role::Link);
+    if receiver.states.contains(States::SELECTED) || (item && !label(receiver).is_empty()) {
+        return vec![label(receiver)];
+    }
+    scene
+        .elements
+        .iter()
+        .filter(|e| !std::ptr::eq(*e, receiver) && e.states.contains(States::SELECTED) && e.app == receiver.app)
+        .filter(|e| receiver.bounds.contains(e.bounds.center()))
+        .map(label)
+        .filter(|l| !l.is_empty())
+        .collect()
 }
 
 /// A key that types a character: one character or space, with no modifier but shift.

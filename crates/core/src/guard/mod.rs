@@ -7,6 +7,7 @@
 //! - [`effect`]: which element an action reaches and what it does there; every guard below judges
 //!   those effects, not only the element an action aims at.
 //! - [`destructive`]: destructive target labels (§5.4).
+//! - `lexicon`: the words those guards match, one file per interface language.
 //! - [`command`]: destructive command lines about to run in a terminal (shell or SQL prompt).
 //! - [`terminal`]: which receivers are terminals, and the line a key or newline sent there would run.
 //! - [`hotkey`]: dangerous key combinations (§5.5).
@@ -23,6 +24,7 @@ pub mod password;
 pub mod terminal;
 pub mod url;
 
+mod lexicon;
 mod text;
 
 pub use self::command::{

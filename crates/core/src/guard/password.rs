@@ -5,49 +5,20 @@
 
 use handrail_platform::{Role, States};
 
-use super::text::{normalize, squashed};
+use super::lexicon::{self, Prepared};
 
 /// The exact refusal text (SPEC §5.6).
 pub const PASSWORD_REFUSAL: &str =
     "refusing to type into what looks like a password field — enter credentials manually";
 
-/// Label fragments that name a password field, matched anywhere after normalisation. Besides the SPEC's
-/// `password`, `passcode` and `รหัสผ่าน`, common spellings and the word in a few major languages, since
-/// a label's language follows the page, not the user.
-const SUBSTRING_MARKERS: &[&str] = &[
-    "password",
-    "passcode",
-    "passwd",
-    "passphrase",
-    "passwort",
-    "mot de passe",
-    "contraseña",
-    "senha",
-    "пароль",
-    "密码",
-    "密碼",
-    "パスワード",
-    "비밀번호",
-    "รหัสผ่าน",
-    "pincode",
-];
-
-/// Markers too short to match inside other words (`spin`, `pinned`, `Pinterest`): whole words only.
-const WORD_MARKERS: &[&str] = &["pin", "pwd"];
-
-/// The password marker in `label`, if any (for messages and tests).
+/// The password marker in `label`, if any (for messages and tests): the word for a password or PIN in
+/// any language of [`super::lexicon`], since a label's language follows the page, not the user.
 pub fn password_marker(label: &str) -> Option<&'static str> {
-    let norm = normalize(label);
-    if norm.is_empty() {
+    let label = Prepared::new(label);
+    if label.is_empty() {
         return None;
     }
-    let squash = squashed(&norm);
-    if let Some(m) =
-        SUBSTRING_MARKERS.iter().find(|m| if m.is_ascii() { norm.contains(*m) } else { squash.contains(*m) })
-    {
-        return Some(m);
-    }
-    norm.split(|c: char| !c.is_alphanumeric()).find_map(|word| WORD_MARKERS.iter().find(|m| **m == word).copied())
+    lexicon::password_in(&label)
 }
 
 /// Whether the field about to receive typed text is a password field: accessibility role

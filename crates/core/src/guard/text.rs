@@ -2,14 +2,35 @@
 //!
 //! Labels come from whatever is on the screen, possibly an attacker's page, so on top of the crate's
 //! ordinary normalisation ([`crate::text::normalize`]: lower case, collapsed whitespace) guards also drop
-//! invisible formatting characters and fold full-width look-alikes, which a person reading the screen
-//! would not notice.
+//! invisible formatting characters and fold look-alikes a person reading the screen would not tell
+//! apart: full-width and other compatibility forms, composed and decomposed accents, Turkish dotted and
+//! dotless i, Arabic letter variants, vowel marks and the stretching tatweel.
 
-/// [`crate::text::normalize`] after dropping invisible formatting characters (zero-width spaces,
-/// joiners, bidi controls, soft hyphens), mapping full-width ASCII to ASCII and unifying apostrophes.
+use unicode_normalization::UnicodeNormalization;
+
+/// [`crate::text::normalize`] (lower case, collapsed whitespace) of the NFKC form, after dropping
+/// invisible formatting characters (zero-width spaces, joiners, bidi controls, soft hyphens) and with
+/// the folds above. Every guard word list is written in this form (a test checks it).
 pub(crate) fn normalize(s: &str) -> String {
-    let cleaned: String = s.chars().filter(|c| !is_invisible(*c)).map(fold).collect();
-    crate::text::normalize(&cleaned)
+    let cleaned: String = s.chars().filter(|c| !is_invisible(*c)).map(fold).collect::<String>().nfkc().collect();
+    let lowered = crate::text::normalize(&cleaned);
+    // After lower-casing: "İ" lower-cases to "i" + U+0307, and a Turkish "ı" reads as "i" to everyone else.
+    lowered.chars().filter(|c| !is_dropped_mark(*c)).map(fold_lowered).collect()
+}
+
+/// Marks dropped after lower-casing: the dot of "İ", Arabic vowel marks and the tatweel (which only
+/// stretches a word: "حـذف" is "حذف").
+fn is_dropped_mark(c: char) -> bool {
+    matches!(c, '\u{0307}' | '\u{0640}' | '\u{064B}'..='\u{065F}' | '\u{0670}')
+}
+
+fn fold_lowered(c: char) -> char {
+    match c {
+        'ı' => 'i',
+        // Alef with hamza or madda: spelt with and without them interchangeably.
+        'أ' | 'إ' | 'آ' | 'ٱ' => 'ا',
+        _ => c,
+    }
 }
 
 /// A [`normalize`]d string without any spaces: OCR puts spaces between the glyph clusters of Thai and
@@ -57,6 +78,18 @@ mod tests {
             ("Don\u{2019}t", "don't"),
             ("เอา\u{200B}ออก", "เอาออก"),
             ("\u{202E}etelED", "eteled"),
+            // Decomposed accents compose; compatibility forms fold.
+            ("Lo\u{0308}schen", "löschen"),
+            ("ﬁle", "file"),
+            ("ｺﾞﾐ箱", "ゴミ箱"),
+            // Turkish capitals and the dotless i.
+            ("SİL", "sil"),
+            ("KALDIR", "kaldir"),
+            ("kaldır", "kaldir"),
+            // Arabic: alef variants, vowel marks, tatweel.
+            ("إزالة", "ازالة"),
+            ("حـذف", "حذف"),
+            ("حَذْف", "حذف"),
             ("", ""),
         ];
         for (input, want) in cases {
