@@ -90,6 +90,10 @@ def main():
     card.drag_source_set(Gdk.ModifierType.BUTTON1_MASK, [], Gdk.DragAction.COPY)
     card.drag_source_add_text_targets()
     card.connect("drag-data-get", lambda _w, _c, data, _i, _t: data.set_text("card", -1))
+    # What happened to a drag, for a failure to say (the checks wait for "dropped" only).
+    card.connect("drag-begin", lambda *_a: say("drag-begin"))
+    card.connect("drag-failed", lambda _w, _c, result: say("drag-failed %s" % result.value_nick) and False)
+    card.connect("button-press-event", lambda *_a: say("card-pressed") and False)
     grid.attach(card, 0, 2, 1, 1)
 
     drop = Gtk.Button(label="Drop here")

@@ -180,6 +180,10 @@ fn unattended_checks(agent: &mut Agent, sandbox: &Sandbox, s: &Scratch, class: &
         format!("git -C {} reset --hard", s.path("repo")),
         format!("git -C {} clean -fd", s.path("repo")),
         format!("git -C {} checkout -- .", s.path("repo")),
+        // Inline interpreter code with the same effects.
+        format!("python3 -c \"import shutil; shutil.rmtree('{victim}')\""),
+        format!("perl -e 'system(\"rm -rf {victim}\")'"),
+        format!("python3 -c \"open('{}', 'w')\"", s.path("notes.txt")),
     ] {
         let o = agent.type_text(&format!("{line}\n"));
         assert_eq!(o.status, Status::Refused, "{line}: {}", o.text());

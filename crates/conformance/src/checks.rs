@@ -29,7 +29,7 @@ fn key(h: &dyn Harness, keys: &str) {
 fn expect(h: &dyn Harness, probe: &mut dyn Probe, what: &str, want: &dyn Fn(&str) -> bool) -> String {
     probe
         .expect(WAIT, want)
-        .unwrap_or_else(|| panic!("{}: the probe never reported {what}; it said {:?}", h.name(), probe.drain()))
+        .unwrap_or_else(|| panic!("{}: the probe never reported {what}; it said {:?}", h.name(), probe.said()))
 }
 
 pub fn capture_has_the_screens_size_and_scales_exactly(h: &mut dyn Harness) {

@@ -41,6 +41,8 @@ pub trait Probe {
     fn expect(&mut self, within: Duration, want: &dyn Fn(&str) -> bool) -> Option<String>;
     /// Events received and not yet read, without waiting.
     fn drain(&mut self) -> Vec<String>;
+    /// Every event received since the probe opened, read or not (for failure messages).
+    fn said(&mut self) -> Vec<String>;
     /// The window's title.
     fn title(&self) -> &str;
 }

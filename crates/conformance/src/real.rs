@@ -202,6 +202,12 @@ impl Probe for RealProbe {
         self.app.pending()
     }
 
+    fn said(&mut self) -> Vec<String> {
+        self.app.pending();
+        let after_ready = self.app.seen.iter().position(|l| l == "ready").map_or(0, |i| i + 1);
+        self.app.seen[after_ready..].to_vec()
+    }
+
     fn title(&self) -> &str {
         &self.title
     }

@@ -109,6 +109,8 @@ struct Seen {
     keylog: String,
     offset: usize,
     queued: Vec<String>,
+    /// Everything queued since the probe opened.
+    all: Vec<String>,
 }
 
 struct SimProbe<'a> {
@@ -129,6 +131,13 @@ impl SimProbe<'_> {
 
     /// Turns what changed in the world since the last look into the GTK probe's event lines.
     fn look(&mut self) {
+        let before = self.seen.queued.len();
+        self.look_changes();
+        let new = self.seen.queued[before..].to_vec();
+        self.seen.all.extend(new);
+    }
+
+    fn look_changes(&mut self) {
         let clicks = self.label("clicks");
         if clicks != self.seen.clicks && !clicks.is_empty() {
             self.seen.queued.push(clicks.clone());
@@ -198,6 +207,11 @@ impl Probe for SimProbe<'_> {
     fn drain(&mut self) -> Vec<String> {
         self.look();
         std::mem::take(&mut self.seen.queued)
+    }
+
+    fn said(&mut self) -> Vec<String> {
+        self.look();
+        self.seen.all.clone()
     }
 
     fn title(&self) -> &str {

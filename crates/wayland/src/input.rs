@@ -41,9 +41,19 @@ pub const MULTI_CLICK_GAP: Duration = Duration::from_millis(30);
 pub const DRAG_STEPS: u32 = 10;
 /// Time between drag motion steps: toolkits set a drag up on the first motion past the threshold.
 pub const DRAG_STEP_GAP: Duration = Duration::from_millis(8);
-/// Pause at a drag's destination before releasing: drop targets answer the last position
-/// asynchronously.
-pub const DROP_DWELL: Duration = Duration::from_millis(30);
+/// How far the first motion of a drag goes: past every toolkit's drag threshold (GTK 8 px, Qt 10 px,
+/// doubled on a scaled screen), so the pause after it comes once the app has a drag to start.
+pub const DRAG_START_DISTANCE: i32 = 24;
+/// Pause after that first motion. On Wayland the app starts the drag itself (`start_drag` with the
+/// serial of the press) and the drop target accepts it asynchronously; the compositor refuses a drag
+/// started after the release, and cancels one released before the target accepted: either way the
+/// drop is lost, and the app reports an error. A busy machine delays the app, so the drag waits for it
+/// (the GTK probe beside four extra busy loops on 2 cores: 3 of 30 drops lost with 8 ms steps and a
+/// 30 ms pause at the target, 1 of 30 with these pauses: fewer, not none; see docs/RELIABILITY.md).
+/// An X server queues the release behind the motion, so X11 needs none.
+pub const DRAG_START_DWELL: Duration = Duration::from_millis(200);
+/// Pause at a drag's destination before releasing, for the target to accept (see above).
+pub const DROP_DWELL: Duration = Duration::from_millis(200);
 /// One wheel notch, in the axis units wlroots' own wheel devices report.
 const WHEEL_STEP: f64 = 15.0;
 
@@ -391,10 +401,20 @@ impl Input for WaylandInput {
         let mut held = Held::new(&mut d);
         held.press(Down::Button(BTN_LEFT));
         held.flush()?;
-        for i in 1..=DRAG_STEPS {
-            let t = f64::from(i) / f64::from(DRAG_STEPS);
+        // First past the threshold, toward the target, and wait for the app to start the drag.
+        let (dx, dy) = (f64::from(to.x - from.x), f64::from(to.y - from.y));
+        let length = dx.hypot(dy);
+        let first = if length > 0.0 { (f64::from(DRAG_START_DISTANCE) / length).min(1.0) } else { 0.0 };
+        let along = |t: f64| {
             let lerp = |a: i32, b: i32| a + (f64::from(b - a) * t).round() as i32;
-            held.d.move_to(Point::new(lerp(from.x, to.x), lerp(from.y, to.y)));
+            Point::new(lerp(from.x, to.x), lerp(from.y, to.y))
+        };
+        held.d.move_to(along(first));
+        held.flush()?;
+        sleep(DRAG_START_DWELL);
+        for i in 1..=DRAG_STEPS {
+            let t = first + (1.0 - first) * f64::from(i) / f64::from(DRAG_STEPS);
+            held.d.move_to(along(t));
             held.flush()?;
             sleep(DRAG_STEP_GAP);
         }

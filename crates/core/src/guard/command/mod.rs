@@ -27,8 +27,14 @@
 //! it cannot be told (a remote shell, `$OUT`, a path after a `cd` in the same line), `>`, `tee` and
 //! `dd` count as destructive; a copy or move does not (most make new files).
 //!
+//! **Inline code.** Code an interpreter runs from the line itself (`python3 -c`, `perl -e`, `ruby -e`,
+//! `node -e`, `php -r`, `lua -e`, an awk program, code here-stringed or piped into one) is read for
+//! the same effects (`inline.rs`): calls that delete files are deletions, the literal command line of
+//! a call that runs one (`os.system`, `subprocess.run`, backticks…) is judged as shell text, one the
+//! code computes is refused as unknown, and opening a file for writing is judged as a redirection.
+//!
 //! **What text cannot tell.** Aliases and functions defined earlier in the shell (`alias ls='rm -rf'`),
-//! what scripts and programs do (`./cleanup.sh`, `make clean`, `python -c …`, `curl … | sh`), and the
+//! what scripts and programs do (`./cleanup.sh`, `make clean`, `python3 tool.py`, `curl … | sh`), and the
 //! values of variables and substitutions: `rm -rf $DIR` is a recursive rm of an unknown path
 //! (destructive, not catastrophic), `rm -rf "$HOME"` is home, and a command word the shell computes
 //! (`$CMD`, `$(which rm)`) is refused as unknown, like lines nested too deeply. Nothing is expanded.
@@ -37,6 +43,7 @@
 //! (case-insensitive file systems run `RM`), SQL keywords always are. SQL cannot be told from shell
 //! text, so a statement is matched wherever it appears, also in an `echo` or a commit message.
 
+mod inline;
 mod patterns;
 mod shell;
 mod sql;

@@ -1,5 +1,6 @@
 //! The rules: which simple commands (after wrappers are unwrapped) destroy something, and how badly.
 
+use super::inline;
 use super::shell::{self, RedirOp, Simple, MAX_DEPTH};
 use super::sql;
 use super::{clip, CommandFinding, CommandKind, FileWrite, Severity};
@@ -116,6 +117,16 @@ const DROPDB: Hit = hit("dropdb", Destructive, Database, "deletes a database");
 const DISK_ERASE: Hit = hit("disk erase", Catastrophic, DiskWipe, "erases a disk");
 const VOLUME_DESTROY: Hit = hit("volume removal", Destructive, DiskWipe, "deletes storage volumes and their data");
 
+const INLINE_DELETE: Hit = hit("file deletion in inline code", Destructive, Delete, "deletes files or folders");
+const INLINE_DELETE_ROOT: Hit = hit("deletion of / or home in inline code", Catastrophic, Delete, WHOLE_SYSTEM);
+const INLINE_WRITE: Hit =
+    hit("file opened for writing in inline code", Risky, Overwrite, "replaces the file's contents if it exists");
+const INLINE_COMPUTED: Hit = hit(
+    "command computed in inline code",
+    Destructive,
+    Opaque,
+    "runs a command line the code computes, which cannot be checked before it runs",
+);
 const UNKNOWN_COMMAND: Hit =
     hit("command name unknown until run", Destructive, Opaque, "runs a command whose name only the shell will know");
 pub(super) const TOO_DEEP: Hit =
@@ -151,6 +162,8 @@ enum Core {
     Run(String),
     /// A shell reading its commands from standard input.
     ShellStdin,
+    /// An interpreter reading its program from standard input.
+    CodeStdin(inline::Lang),
     /// Something else that runs (a script, a lookup like `command -v`, a nested line already judged).
     Other,
 }
@@ -245,13 +258,23 @@ impl Judge {
             }
         }
         let core = self.words(&cmd.words, &shown, depth);
-        if core == Core::ShellStdin {
-            for r in cmd.redirects.iter().filter(|r| r.op == RedirOp::HereString) {
-                self.nested(&r.target, &shown, depth);
+        let stdin_text = || {
+            let here = cmd.redirects.iter().filter(|r| r.op == RedirOp::HereString).map(|r| r.target.clone());
+            let piped = cmd.pipe_from.and_then(|j| all.get(j)).and_then(|from| echoed(&from.words));
+            here.chain(piped).collect::<Vec<_>>()
+        };
+        match core {
+            Core::ShellStdin => {
+                for text in stdin_text() {
+                    self.nested(&text, &shown, depth);
+                }
             }
-            if let Some(text) = cmd.pipe_from.and_then(|j| all.get(j)).and_then(|from| echoed(&from.words)) {
-                self.nested(&text, &shown, depth);
+            Core::CodeStdin(lang) => {
+                for text in stdin_text() {
+                    self.inline(lang, &text, &shown, depth);
+                }
             }
+            _ => {}
         }
         self.redirects(cmd, &core, &shown);
     }
@@ -282,6 +305,25 @@ impl Judge {
         }
     }
 
+    /// Judges code an interpreter runs (see `inline.rs`) as part of the command `shown`.
+    fn inline(&mut self, lang: inline::Lang, code: &str, shown: &str, depth: usize) {
+        for found in inline::scan(lang, code) {
+            match found {
+                inline::Found::Deletes(path) => {
+                    let everything = path.as_deref().is_some_and(|p| root_kind(p).is_some());
+                    self.push(if everything { INLINE_DELETE_ROOT } else { INLINE_DELETE }, shown);
+                }
+                inline::Found::Shell(line) => self.nested(&line, shown, depth),
+                inline::Found::Computed => self.push(INLINE_COMPUTED, shown),
+                // A path the code computes cannot be looked up (`$` keeps it from being tried).
+                inline::Found::Writes(path) => {
+                    let path = path.unwrap_or_else(|| "$(a path the code computes)".to_string());
+                    self.push_file(INLINE_WRITE, shown, &path, true);
+                }
+            }
+        }
+    }
+
     /// Unwraps wrappers (`sudo`, `env`, `xargs`, …), judges the command they run and returns it.
     fn words(&mut self, words: &[String], shown: &str, depth: usize) -> Core {
         let mut w = words;
@@ -308,6 +350,16 @@ impl Judge {
                 Wrap::Stdin => return Core::ShellStdin,
                 Wrap::Quiet => return Core::Other,
                 Wrap::Not => {}
+            }
+            match inline::invocation(&name, args) {
+                Some(inline::Runs::Code(lang, codes)) => {
+                    for code in &codes {
+                        self.inline(lang, code, shown, depth);
+                    }
+                    return Core::Other;
+                }
+                Some(inline::Runs::Stdin(lang)) => return Core::CodeStdin(lang),
+                None => {}
             }
             for h in rules(&name, args) {
                 self.push(h, shown);

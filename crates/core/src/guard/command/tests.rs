@@ -1066,3 +1066,63 @@ proptest! {
         assert_refused(&format!("{lead}sudo {line}{trail}"), severity)?;
     }
 }
+
+/// Inline interpreter code: deleting, running a command line and writing over a file are judged like
+/// the shell commands that do the same; harmless code runs.
+#[test]
+fn inline_interpreter_code_is_judged_for_the_same_effects() {
+    let refused: &[(&str, &str)] = &[
+        ("python3 -c \"import shutil; shutil.rmtree('victim')\"", "file deletion in inline code"),
+        ("python3 -c \"__import__('os').unlink('notes.txt')\"", "file deletion in inline code"),
+        ("perl -e 'system(\"rm -rf victim\")'", "recursive rm"),
+        ("perl -e 'use File::Path; rmtree(\"victim\")'", "file deletion in inline code"),
+        ("ruby -e 'require \"fileutils\"; FileUtils.rm_rf(\"victim\")'", "file deletion in inline code"),
+        ("node -e \"require('fs').rmSync('victim', {recursive: true})\"", "file deletion in inline code"),
+        ("node -e \"require('child_process').execSync('rm -rf victim')\"", "recursive rm"),
+        ("php -r 'system(\"rm -rf victim\");'", "recursive rm"),
+        ("lua -e 'os.execute(\"rm -r victim\")'", "recursive rm"),
+        ("awk 'BEGIN { system(\"rm -rf victim\") }'", "recursive rm"),
+        ("python3 -c 'import subprocess; subprocess.run([\"git\", \"reset\", \"--hard\"])'", "git reset --hard"),
+        ("sudo python3 -c \"import shutil; shutil.rmtree('victim')\"", "file deletion in inline code"),
+        ("python3 <<< \"import shutil; shutil.rmtree('victim')\"", "file deletion in inline code"),
+        ("echo \"unlink 'notes.txt'\" | perl", "file deletion in inline code"),
+        ("bash -c \"python3 -c 'import os; os.system(\\\"rm -rf victim\\\")'\"", "recursive rm"),
+        ("python3 -c 'import os; os.system(input())'", "command computed in inline code"),
+    ];
+    for (line, rule) in refused {
+        let v = check_command(line, U, "");
+        assert_eq!(refused_with(&v).map(|(r, _)| r), Some(*rule), "{line}: {v:?}");
+        let v = check_command(line, I, "check the disk usage");
+        assert!(matches!(v, CommandVerdict::Refused { can_ask: true, .. }), "{line}: {v:?}");
+    }
+    // Backed like the shell command it amounts to; a computed command line never is.
+    assert_eq!(
+        check_command("python3 -c \"import shutil; shutil.rmtree('victim')\"", I, "delete the victim folder"),
+        CommandVerdict::AllowedByIntent { rule: "file deletion in inline code" }
+    );
+    assert!(!check_command("python3 -c 'import os; os.system(input())'", I, EVERYTHING).is_allowed());
+    // The whole system, in any mode.
+    for line in ["python3 -c \"import shutil; shutil.rmtree('/')\"", "perl -e 'system(\"rm -rf ~\")'"] {
+        let v = check_command(line, I, EVERYTHING);
+        assert!(matches!(v, CommandVerdict::Refused { can_ask: false, .. }), "{line}: {v:?}");
+    }
+    // Writing over a file counts where the file exists, as a redirection would.
+    let line = "python3 -c \"open('notes.txt', 'w').write('')\"";
+    let mut asked = Vec::new();
+    assert!(!check_command_with(line, U, "", &mut files(FileState::Existing, &mut asked)).is_allowed());
+    assert_eq!(asked, vec!["notes.txt".to_string()]);
+    let mut asked = Vec::new();
+    assert!(check_command_with(line, U, "", &mut files(FileState::Absent, &mut asked)).is_allowed());
+    // Harmless code runs, unattended too.
+    for line in [
+        "python3 -c 'import shutil; print(shutil.disk_usage(\"/\"))'",
+        "python3 -c 'l = [3, 1]; l.remove(1); print(l)'",
+        "perl -ne 'print if /rm -rf/' notes.txt",
+        "node -e \"console.log(/a/.exec('abc'))\"",
+        "awk '{ s += $1 } END { print s }' sizes.txt",
+        "python3 cleanup.py",
+        "python3 -m http.server",
+    ] {
+        assert_eq!(check_command(line, U, ""), CommandVerdict::Allowed, "{line}");
+    }
+}
