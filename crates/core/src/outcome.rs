@@ -73,7 +73,7 @@ pub enum Reason {
     TargetChanged,
     /// The region to inspect lies outside the screenshot.
     InvalidRegion,
-    /// A guard refused, by this rule (`destructive_target`, `password_field`, `hotkey`, `url`, …).
+    /// A guard refused, by this rule (`destructive_target`, `password_field`, `dangerous_hotkey`, `url`, …).
     Guard(&'static str),
     /// The desktop failed while the call ran.
     DesktopFailed,

@@ -15,6 +15,7 @@ use super::{quote_clipped, Aim, Engine};
 use crate::guard::command::{check_findings, destructive_commands, moves_shell, CommandKind, CommandVerdict};
 use crate::guard::destructive::{check_destructive, check_selection_delete, DestructiveVerdict, DELETE_KEY};
 use crate::guard::effect::{effects, Effect, Reach, Scene, TerminalReach};
+use crate::guard::hotkey::hotkey_refusal;
 use crate::guard::navigation::address_refusal;
 use crate::guard::password::PASSWORD_REFUSAL;
 use crate::guard::terminal::{asks_for_secret, replay, shown_line, urls_in_line, PendingLine, Stroke, TerminalId};
@@ -219,11 +220,8 @@ impl Engine {
 
         // Dangerous hotkeys, always.
         if let Command::Key { combo } = &request.command {
-            if let Some(why) = self.desktop.keys.dangerous(combo) {
-                return Err(refuse(
-                    "dangerous_hotkey",
-                    format!("refusing the key combination {combo}: it {why}; this is never done for an agent"),
-                ));
+            if let Some(message) = hotkey_refusal(combo, &self.desktop.keys) {
+                return Err(refuse("dangerous_hotkey", message));
             }
         }
 

@@ -8,7 +8,8 @@
 use handrail_platform::{KeyCombo, KeyPolicy};
 
 /// The full refusal for a combination `keys` says is dangerous on this desktop, or `None` when it may
-/// be pressed. Which combinations those are is the OS's policy, supplied by the backend.
+/// be pressed: what the engine answers (rule `dangerous_hotkey`). Which combinations those are is the
+/// OS's policy, supplied by the backend.
 pub fn hotkey_refusal(combo: &KeyCombo, keys: &KeyPolicy) -> Option<String> {
     keys.dangerous(combo).map(|why| {
         format!("refusing to press {}: it {why}; dangerous hotkeys are always refused", crate::keys::canonical(combo))

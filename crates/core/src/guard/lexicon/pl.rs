@@ -1,6 +1,6 @@
 //! Polish: inflected verbs and nouns, matched from the start of a word.
 
-use super::{broad, marker, within, word_start, Lexicon, Negation};
+use super::{broad, marker, within, word, word_start, Lexicon, Negation};
 use crate::guard::destructive::RemovalKind::{Delete, Format, Trash, Uninstall};
 
 pub(super) const LEXICON: Lexicon = Lexicon {
@@ -13,8 +13,10 @@ pub(super) const LEXICON: Lexicon = Lexicon {
         marker(word_start("usuń"), Delete),
         marker(word_start("usun"), Delete),
         marker(word_start("usuw"), Delete),
-        // Not "koszyk", the shopping cart.
-        broad(word_start("kosz").except(&["koszyk"]), Trash),
+        // kosz, do kosza, w koszu; not "koszyk" (the shopping cart), "koszt" (cost) or "koszulka".
+        broad(word("kosz"), Trash),
+        broad(word_start("kosza"), Trash),
+        broad(word("koszu"), Trash),
         broad(word_start("wymaż"), Delete),
         broad(word_start("wymaz"), Delete),
         broad(word_start("sformatuj"), Format),
@@ -26,7 +28,9 @@ pub(super) const LEXICON: Lexicon = Lexicon {
         (Delete, word_start("usuw")),
         (Delete, word_start("skasuj")),
         (Delete, word_start("wykasuj")),
-        (Trash, word_start("kosz").except(&["koszyk"])),
+        (Trash, word("kosz")),
+        (Trash, word_start("kosza")),
+        (Trash, word("koszu")),
         (Uninstall, word_start("odinstal")),
         (Format, word_start("sformatuj")),
         (Format, word_start("formatuj")),
@@ -51,6 +55,9 @@ mod tests {
             ("Sformatuj dysk", None, Some("format")),
             ("Zapisz", None, None),
             ("Dodaj do koszyka", None, None),
+            ("Koszt dostawy", None, None),
+            ("Koszulka", None, None),
+            ("Przenieś do kosza", Some("przenieś do kosza"), Some("przenieś do kosza")),
             ("Zmień nazwę wyświetlaną", None, None),
         ]);
         intents(&[

@@ -1,6 +1,6 @@
 //! Portuguese (Brazil and Portugal): inflected verbs and nouns, matched from the start of a word.
 
-use super::{broad, marker, within, word_start, Lexicon, Negation};
+use super::{broad, marker, within, word, word_start, Lexicon, Negation};
 use crate::guard::destructive::RemovalKind::{Delete, Format, Trash, Uninstall};
 
 pub(super) const LEXICON: Lexicon = Lexicon {
@@ -17,7 +17,10 @@ pub(super) const LEXICON: Lexicon = Lexicon {
         marker(word_start("exclua"), Delete),
         marker(word_start("exclusão"), Delete),
         marker(word_start("apag"), Delete),
-        marker(word_start("remov"), Delete),
+        // Not "removível" or the English "removable".
+        marker(word_start("remover"), Delete),
+        marker(word("remova"), Delete),
+        marker(word_start("removid"), Delete),
         broad(word_start("lixeira"), Trash),
         broad(word_start("lixo"), Trash),
     ],
@@ -55,6 +58,7 @@ mod tests {
             ("Lixeira", None, Some("lixeira")),
             ("Formatar disco", None, Some("format")),
             ("Conteúdo exclusivo", None, None),
+            ("Removable disk", None, None),
             ("Salvar", None, None),
             ("Alterar nome de exibição", None, None),
         ]);
