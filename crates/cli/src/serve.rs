@@ -91,6 +91,12 @@ pub struct ServeArgs {
     #[arg(long = "image-root", value_name = "DIR")]
     image_roots: Vec<PathBuf>,
     /// Only open URLs on these domains (repeatable; default: any http/https URL).
+    ///
+    /// The Chromium handrail starts (open_url, open_app chromium) sends every request through a
+    /// loopback proxy that enforces this. Any other browser — one the person started, or another
+    /// browser opened with open_app — is outside that proxy: there handrail judges only addresses typed
+    /// into its address bar, and undoes a page outside these domains after the action that led to it,
+    /// when the request has already left.
     #[arg(long = "allow-domain", value_name = "DOMAIN")]
     allowed_domains: Vec<String>,
     /// Actions per interactive turn.
