@@ -49,8 +49,14 @@ fn desk(mode: Mode, intent: &str, ax: AxHealth) -> Desk {
     let notes = sim.add_window(WindowSpec::new("Notes", "todo - Notes").bounds(Rect::new(0, 0, 1280, 800)));
     sim.add_widget(notes, Widget::entry("Note").at(20, 700, 400, 28).value("buy milk"));
     sim.add_widget(notes, Widget::spinner().at(600, 720, 24, 24));
-    let win = sim.add_window(WindowSpec::new("Forms", "Account - Forms").bounds(Rect::new(40, 60, 700, 560)));
-    let status = sim.add_widget(win, Widget::text("Ready").at(70, 560, 300, 20));
+    // The window deletes its selected backup on Delete, as a file list does.
+    let win = sim.add_window(
+        WindowSpec::new("Forms", "Account - Forms")
+            .bounds(Rect::new(40, 60, 700, 560))
+            .on_key("Delete", Reaction::set_label("audit status", DELETED)),
+    );
+    let status = sim.add_widget(win, Widget::text("Ready").key("audit status").at(70, 560, 300, 20));
+    sim.add_widget(win, Widget::list_item("old-backup.zip").at(400, 360, 200, 24));
     sim.add_widget(win, Widget::entry("Display name").at(70, 120, 300, 28));
     sim.add_widget(
         win,
@@ -283,6 +289,26 @@ const ROWS: &[Row] = {
         ),
         ("drop text on it", I, NONE, OK, &[], Drag("Drag me", "Passcode"), Refused("password_field")),
         ("backspace in it", U, NONE, OK, &[Click("Passcode")], Key("backspace"), Harmless),
+        // The Delete key on a selected item deletes it (in a text field it edits text: guards.rs).
+        (
+            "delete key on an item",
+            I,
+            NONE,
+            OK,
+            &[Click("old-backup.zip")],
+            Key("delete"),
+            Refused("destructive_target"),
+        ),
+        (
+            "ctrl+delete on an item",
+            U,
+            ASKS,
+            OK,
+            &[Click("old-backup.zip")],
+            Key("ctrl+delete"),
+            Refused("destructive_target"),
+        ),
+        ("delete key on an item, intent", I, ASKS, OK, &[Click("old-backup.zip")], Key("delete"), Deletes),
         // Hotkeys and URLs, whatever the mode or intent.
         ("shift+delete", I, ASKS, OK, &[], Key("shift+delete"), Refused("dangerous_hotkey")),
         ("super+backspace", U, NONE, OK, &[], Key("super+backspace"), Refused("dangerous_hotkey")),
