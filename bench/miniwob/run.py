@@ -52,6 +52,10 @@ POLL = 0.3
 EPISODE_TIMEOUT = 120.0
 
 
+# Retries of a step whose target was stale (nothing was done): the page changed between looking and acting.
+STALE_RETRIES = 2
+
+
 class EpisodeFailed(Exception):
     pass
 
@@ -126,14 +130,19 @@ async def handrail_episode(computer, task, rec):
     _, match = await poll_see(computer, lambda els: policies.read_instruction(task, els), INSTRUCTION_TIMEOUT,
                               "the instruction")
     for step in policies.plan(task, match):
-        target = await poll_see(computer, step.locate, INSTRUCTION_TIMEOUT, step.what)
-        remember(rec, computer, step, target)
-        args = {"action": step.action, "observation_id": computer.latest["id"], "element_id": target["id"]}
-        if step.action == "type":
-            args["text"] = step.text
-        st, text = await computer.call(**args)
-        rec["steps"] += 1
-        rec["trace"][-1] += f" -> {st.get('tag')} {st.get('summary') or ''}"
+        # A stale answer means nothing was done and the page moved on (MiniWoB rebuilds its task page as an
+        # episode starts): find the target again in the fresh observation and retry, as the tool asks.
+        for attempt in range(1, STALE_RETRIES + 2):
+            target = await poll_see(computer, step.locate, INSTRUCTION_TIMEOUT, step.what)
+            remember(rec, computer, step, target)
+            args = {"action": step.action, "observation_id": computer.latest["id"], "element_id": target["id"]}
+            if step.action == "type":
+                args["text"] = step.text
+            st, text = await computer.call(**args)
+            rec["steps"] += 1
+            rec["trace"][-1] += f" -> {st.get('tag')} {st.get('summary') or ''}"
+            if st.get("status") != "stale" or attempt > STALE_RETRIES:
+                break
         status = st.get("status")
         if status == "refused":
             if step.secret and "password field" in text:
