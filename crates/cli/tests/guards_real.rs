@@ -294,9 +294,18 @@ const WORLD_PAGE: &str = r#"<!doctype html><html><head><meta charset="utf-8"><ti
 <button class="del" data-l="ja">アカウントを削除</button>
 <button class="del" data-l="zh">删除账户</button><br>
 <label>Kennwort <input id="kw" type="text" aria-label="Kennwort"></label>
+<ul id="files" role="listbox" aria-label="Dateien">
+ <li role="option" tabindex="0" aria-selected="false">bericht.txt</li><li role="option" tabindex="0" aria-selected="false">notizen.txt</li>
+</ul>
 <script>
  const got = {saved: 0, de: 0, fr: 0, es: 0, ja: 0, zh: 0};
- const show = () => { document.title = `[saved=${got.saved} de=${got.de} fr=${got.fr} es=${got.es} ja=${got.ja} zh=${got.zh} kw=${document.getElementById('kw').value.length}]`; };
+ const rows = () => document.querySelectorAll('#files li').length;
+ const show = () => { document.title = `[saved=${got.saved} de=${got.de} fr=${got.fr} es=${got.es} ja=${got.ja} zh=${got.zh} kw=${document.getElementById('kw').value.length} rows=${rows()}]`; };
+ // A web list that deletes its selected row on Delete, as mail and file lists do.
+ for (const li of document.querySelectorAll('#files li')) {
+  li.onclick = () => { for (const o of document.querySelectorAll('#files li')) o.setAttribute('aria-selected', o === li); li.focus(); };
+  li.onkeydown = (e) => { if (e.key === 'Delete' && li.getAttribute('aria-selected') === 'true') { li.remove(); show(); } };
+ }
  document.getElementById('save').onclick = () => { got.saved++; show(); };
  for (const b of document.querySelectorAll('.del')) b.onclick = () => { got[b.dataset.l]++; show(); };
  document.getElementById('kw').oninput = show;
@@ -305,7 +314,8 @@ const WORLD_PAGE: &str = r#"<!doctype html><html><head><meta charset="utf-8"><ti
 
 /// Other interface languages on a real page: a destructive button is refused unless the request, in
 /// the same language, asks for it, and always when nobody watches; a text field labelled "Kennwort"
-/// takes no typing. The page's own record says what arrived.
+/// takes no typing; Delete on a selected row of a web list is a removal. A terminal is open beside the
+/// browser. The page's own record says what arrived.
 #[test]
 fn guards_hold_in_other_interface_languages_on_a_real_page() {
     let sandbox = Sandbox::start(SandboxOptions { parent_death_signal: false, ..SandboxOptions::default() })
@@ -316,6 +326,8 @@ fn guards_hold_in_other_interface_languages_on_a_real_page() {
     let windows = handrail_x11::windows::X11Windows::new(conn, launch());
     let mut agent = Agent { engine: Engine::new(desktop, Config { vision: Vision::Capable, ..Config::default() }) };
 
+    let mut terminal = sandbox.command("xterm").args(["-geometry", "60x10+0+560"]).spawn().expect("xterm starts");
+    wait_for_terminal_window(&sandbox);
     agent.turn("open", "öffne die Kontoeinstellungen", Mode::Interactive);
     let o = agent.call(&[("action", "open_url"), ("url", &serve_page(WORLD_PAGE))]);
     assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
@@ -346,6 +358,12 @@ fn guards_hold_in_other_interface_languages_on_a_real_page() {
     agent.on("click", "entry", "Kennwort", &[]);
     refused(&agent.type_text("geheim"), "password_field");
     refused(&agent.key("g"), "password_field");
+    // Delete on a selected row of the web list: a removal, whatever the row is called.
+    agent.turn("rename", "benenne die Dateien um", Mode::Interactive);
+    agent.on("click", "list_item", "bericht.txt", &[]);
+    let o = agent.key("delete");
+    refused(&o, "destructive_target");
+    assert!(o.text().contains("\"bericht.txt\""), "{}", o.text());
     // A harmless button in the same language goes through: the refusals above were not about German.
     let o = agent.on("click", "button", "Speichern", &[]);
     assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
@@ -355,7 +373,7 @@ fn guards_hold_in_other_interface_languages_on_a_real_page() {
         std::thread::sleep(Duration::from_millis(50));
     }
     let title = page_title(&windows);
-    assert!(title.starts_with("[saved=1 de=0 fr=0 es=0 ja=0 zh=0 kw=0]"), "the page received: {title}");
+    assert!(title.starts_with("[saved=1 de=0 fr=0 es=0 ja=0 zh=0 kw=0 rows=2]"), "the page received: {title}");
 
     // Control: asked for in its own language, each click reaches the page.
     for (button, _, asks) in cases {
@@ -364,18 +382,31 @@ fn guards_hold_in_other_interface_languages_on_a_real_page() {
         assert!(matches!(o.guard, GuardDecision::AllowedByIntent { .. }), "{button}: {}", o.text());
     }
     let deadline = Instant::now() + Duration::from_secs(10);
-    while !page_title(&windows).starts_with("[saved=1 de=1 fr=1 es=1 ja=1 zh=1 kw=0]") {
+    while !page_title(&windows).starts_with("[saved=1 de=1 fr=1 es=1 ja=1 zh=1 kw=0 rows=2]") {
         assert!(Instant::now() < deadline, "the allowed clicks did not all arrive: {}", page_title(&windows));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Asked for, the same key reaches the page's list.
+    agent.turn("asked-row", "lösche bericht.txt", Mode::Interactive);
+    agent.on("click", "list_item", "bericht.txt", &[]);
+    let o = agent.key("delete");
+    assert!(matches!(o.guard, GuardDecision::AllowedByIntent { .. }), "{}", o.text());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !page_title(&windows).contains("rows=1]") {
+        assert!(Instant::now() < deadline, "the allowed Delete never reached the list: {}", page_title(&windows));
         std::thread::sleep(Duration::from_millis(50));
     }
 
     drop(agent);
+    let _ = terminal.kill();
+    let _ = terminal.wait();
     sandbox.stop().expect("clean teardown");
 }
 
 /// Thunar on a scratch folder: the Delete key on a selected file moves it to the Trash (or, as root,
-/// asks to delete it permanently), so it is judged as a removal. Its icon view lists no items to accessibility; the file is found and clicked by OCR,
-/// as a model would. What happened is read from the disk: the folder and the Trash.
+/// asks to delete it permanently), so it is judged as a removal. Its icon view lists no items to
+/// accessibility; the file is found and clicked by OCR, as a model would. What happened is read from
+/// the disk (the folder and the Trash) and from the X server (whether Thunar asked).
 #[test]
 fn the_delete_key_on_a_file_in_a_file_manager_is_a_removal() {
     let sandbox = Sandbox::start(SandboxOptions { parent_death_signal: false, ..SandboxOptions::default() })
@@ -385,6 +416,9 @@ fn the_delete_key_on_a_file_in_a_file_manager_is_a_removal() {
     std::fs::write(scratch.join("report.txt"), "q3 numbers").expect("a file");
     std::fs::write(scratch.join("notes.txt"), "keep").expect("a file");
     let trashed = sandbox.home().join(".local/share/Trash/files/report.txt");
+    // A terminal in a corner first, as on a person's desktop; the file manager maps last and has the keyboard.
+    let mut terminal = sandbox.command("xterm").args(["-geometry", "60x10+0+560"]).spawn().expect("xterm starts");
+    wait_for_terminal_window(&sandbox);
     let mut file_manager =
         sandbox.command("thunar").arg(&scratch).spawn().expect("thunar starts (scripts/setup-desktop)");
     let desktop = common::full_desktop(&sandbox, common::sandbox_launch(&sandbox));
@@ -418,10 +452,13 @@ fn the_delete_key_on_a_file_in_a_file_manager_is_a_removal() {
     agent.turn("told-not-to", "tidy the folder but do not delete anything", Mode::Interactive);
     select(&mut agent);
     refused(&agent.key("delete"), "destructive_target");
-    // Harmless keys on the same selection still go through.
+    // Harmless keys on the same selection still go through (and wait for the screen to settle).
     assert!(matches!(agent.key("right").status, Status::Ok | Status::NoVisibleChange));
-    std::thread::sleep(Duration::from_millis(500));
+    // Nothing reached Thunar: the file is where it was, and Thunar never asked (as root a Delete it
+    // receives opens its "Attention" question), as the X server lists its windows.
     assert_eq!(on_disk(), (true, false), "a refused Delete reached the file manager");
+    let asked = sandbox.command("xdotool").args(["search", "--onlyvisible", "--name", "^Attention$"]).output();
+    assert!(asked.is_ok_and(|o| o.stdout.is_empty()), "Thunar was asked to delete something");
 
     // Control: asked for, the same key reaches Thunar, which removes the file, and only that file. (As
     // root, Thunar does not use the Trash: it asks first whether to delete permanently; the request
@@ -445,7 +482,9 @@ fn the_delete_key_on_a_file_in_a_file_manager_is_a_removal() {
     assert!(scratch.join("notes.txt").exists());
 
     drop(agent);
-    let _ = file_manager.kill();
-    let _ = file_manager.wait();
+    for child in [&mut file_manager, &mut terminal] {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
     sandbox.stop().expect("clean teardown");
 }

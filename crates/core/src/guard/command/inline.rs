@@ -105,10 +105,10 @@ fn lang_of(name: &str) -> Option<Lang> {
         _ if versioned("python") || versioned("pypy") => Lang::Python,
         _ if versioned("perl") => Lang::Perl,
         _ if versioned("ruby") => Lang::Ruby,
-        "node" | "nodejs" | "bun" | "deno" => Lang::Node,
+        "node" | "nodejs" | "bun" => Lang::Node,
         _ if versioned("php") => Lang::Php,
         _ if versioned("lua") || name == "luajit" => Lang::Lua,
-        "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk" => Lang::Awk,
+        "awk" | "gawk" | "mawk" | "nawk" => Lang::Awk,
         _ => return None,
     })
 }
@@ -140,7 +140,6 @@ fn code_flag(lang: Lang, cluster: &str) -> Option<&str> {
         Lang::Awk => &[],
     };
     let at = cluster.find(flags)?;
-    // Perl and Ruby flags before it may take values of their own attached (`-I lib` is separate).
     Some(&cluster[at + 1..])
 }
 

@@ -258,7 +258,7 @@ fn head_chars(s: &str, n: usize) -> &str {
     s.char_indices().nth(n).map_or(s, |(i, _)| &s[..i])
 }
 
-/// The first marker in `label` for the tier, in [`LEXICONS`] order, and its language.
+/// Every marker in `label` for the tier, in [`LEXICONS`] order, each with its language.
 pub(crate) fn markers_in(
     label: &Prepared,
     unattended: bool,
