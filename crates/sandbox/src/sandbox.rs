@@ -315,6 +315,9 @@ pub struct Sandbox {
     config_home: PathBuf,
     data_home: PathBuf,
     cache_home: PathBuf,
+    /// The sandbox's TMPDIR: what its apps leave in their temporary directory (Chromium's singleton
+    /// socket, for one, when it is killed) goes with the sandbox instead of piling up in /tmp.
+    temp_dir: PathBuf,
     logs: PathBuf,
     display: Option<u32>,
     /// The Wayland session's socket and sway's IPC socket (Wayland sandboxes only).
@@ -363,6 +366,7 @@ impl Sandbox {
             config_home: home.join(".config"),
             data_home: home.join(".local/share"),
             cache_home: home.join(".cache"),
+            temp_dir: root.join("tmp"),
             logs: root.join("logs"),
             home,
             root,
@@ -382,7 +386,7 @@ impl Sandbox {
             stopped: false,
         };
         // From here on, an early return drops `sb`, which tears down whatever was started.
-        for dir in [&sb.runtime_dir, &sb.home, &sb.logs] {
+        for dir in [&sb.runtime_dir, &sb.home, &sb.logs, &sb.temp_dir] {
             mkdir_private(dir)?;
         }
         for dir in [&sb.config_home, &sb.data_home, &sb.cache_home] {
@@ -991,6 +995,7 @@ impl Sandbox {
             ("XDG_CONFIG_HOME".to_owned(), path(&self.config_home)),
             ("XDG_DATA_HOME".to_owned(), path(&self.data_home)),
             ("XDG_CACHE_HOME".to_owned(), path(&self.cache_home)),
+            ("TMPDIR".to_owned(), path(&self.temp_dir)),
         ];
         if self.opts.wayland {
             // The socket by its absolute path (libwayland accepts one): apps keep a runtime dir of

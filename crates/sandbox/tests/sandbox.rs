@@ -141,7 +141,7 @@ fn desktop_answers_and_is_fully_removed() {
     assert_eq!(get("DISPLAY").as_deref(), Some(sb.display().as_str()));
     assert_eq!(get("HANDRAIL_SANDBOX").as_deref(), Some(sb.id()));
     assert_eq!(get("ACCESSIBILITY_ENABLED").as_deref(), Some("1"));
-    for k in ["XDG_RUNTIME_DIR", "HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"] {
+    for k in ["XDG_RUNTIME_DIR", "HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "TMPDIR"] {
         let v = get(k).unwrap_or_else(|| panic!("{k} missing"));
         assert!(Path::new(&v).starts_with(sb.root()), "{k}={v} outside the sandbox root");
         assert!(Path::new(&v).is_dir(), "{k}={v} does not exist");
