@@ -240,7 +240,7 @@ fn the_x_server_dying_fails_every_call_clearly_and_the_server_keeps_answering() 
     let lock = format!("/tmp/.X{}-lock", display.trim_start_matches(':'));
     let xvfb: u32 = std::fs::read_to_string(&lock).expect("the X lock").trim().parse().expect("a pid");
     signal_pid(xvfb, "KILL");
-    let said = served.wait_for_log(Duration::from_secs(10), |l| l.contains("is gone"));
+    let said = served.wait_for_log(Duration::from_secs(10), |l| l.contains("private desktop") && l.contains("is gone"));
     let said = said.unwrap_or_else(|| panic!("serve says the desktop is gone:\n{}", served.log().join("\n")));
     assert!(said.contains(&format!("private desktop {display} is gone: its X server (Xvfb) exited")), "{said}");
     assert!(said.contains("killed by signal 9"), "{said}");

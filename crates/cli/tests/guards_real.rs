@@ -33,6 +33,21 @@ const PAGE: &str = r#"<!doctype html><html><head><meta charset="utf-8"><title>se
  show();
 </script></body></html>"#;
 
+/// A button that reads "Keep draft" until the pointer is on it, then "Delete account"; it counts in
+/// the title how often the pointer arrived and how often it was clicked.
+const LURE_PAGE: &str = r#"<!doctype html><html><head><meta charset="utf-8"><title>lure</title>
+<style>body{font:20px "DejaVu Sans",sans-serif;margin:30px} button{font:20px "DejaVu Sans",sans-serif;margin:8px;width:260px}</style></head>
+<body><p>Your draft</p><button id="lure">Keep draft</button>
+<script>
+ const lure = document.getElementById('lure');
+ let hovered = 0, clicked = 0;
+ const show = () => { document.title = `[hovered=${hovered} clicked=${clicked}]`; };
+ lure.onmouseenter = () => { hovered++; lure.textContent = 'Delete account'; show(); };
+ lure.onmouseleave = () => { lure.textContent = 'Keep draft'; };
+ lure.onclick = () => { clicked++; show(); };
+ show();
+</script></body></html>"#;
+
 /// A GTK app of testdata/apps, up and ready.
 /// Waits for xterm's window. Tests start a terminal in a corner and wait for it before the app under
 /// test: the window manager activates the window mapped last, and a terminal mapping after the app
@@ -209,6 +224,23 @@ fn keyboard_paths_around_the_guards_are_refused_on_real_apps() {
         assert!(Instant::now() < deadline, "the allowed Return never reached the page: {}", page_title(&windows));
         std::thread::sleep(Duration::from_millis(50));
     }
+
+    // --- A label that changes under the pointer: judged when the pointer is on it, before the press. ---
+    agent.turn("web-lure", "keep my draft", Mode::Interactive);
+    let o = agent.call(&[("action", "open_url"), ("url", &serve_page(LURE_PAGE))]);
+    assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
+    let o = agent.on("click", "button", "Keep draft", &[]);
+    refused(&o, "destructive_target");
+    assert!(o.text().contains("with the pointer on") && o.text().contains("\"Delete account\""), "{}", o.text());
+    // The page itself: the pointer arrived (its title says so once Chromium passes it on), and the
+    // button was never pressed.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !page_title(&windows).starts_with("[hovered=1 ") {
+        assert!(Instant::now() < deadline, "the page never saw the pointer: {}", page_title(&windows));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let title = page_title(&windows);
+    assert!(title.starts_with("[hovered=1 clicked=0]"), "the page received: {title}");
 
     drop(agent);
     let _ = terminal.kill();

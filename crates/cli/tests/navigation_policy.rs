@@ -189,7 +189,19 @@ impl Agent {
 
     fn wait_title(&mut self, starts: &str) {
         let found = wait_until(WAIT, POLL, || self.title().starts_with(starts).then_some(()));
-        assert!(found.is_some(), "the window never showed {starts:?}; it shows {:?}", self.title());
+        if found.is_none() {
+            let stack: Vec<(String, bool)> = self
+                .windows
+                .stack()
+                .map(|s| s.into_iter().map(|w| (w.info.title, w.active)).collect())
+                .unwrap_or_default();
+            let last: Vec<&String> = self.texts.iter().rev().take(3).collect();
+            panic!(
+                "the window never showed {starts:?}; it shows {:?}\nwindows (bottom to top, active): {stack:?}\nlast results, newest first:\n{}",
+                self.title(),
+                last.iter().map(|t| t.as_str()).collect::<Vec<_>>().join("\n---\n")
+            );
+        }
     }
 
     /// Observes until an accessible element `role` labelled `label` is listed; its id.

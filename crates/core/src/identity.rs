@@ -115,23 +115,10 @@ impl IdTracker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::observation::{ElementDetail, Source};
-    use handrail_platform::{Role, States};
+    use handrail_platform::Role;
 
     fn el(role: Role, label: &str, x: i32, y: i32) -> Element {
-        Element {
-            id: ElementId::UNASSIGNED,
-            role,
-            label: label.into(),
-            value: None,
-            bounds: Rect::new(x, y, 80, 24),
-            states: States::empty(),
-            source: Source::Ax,
-            app: "App".into(),
-            window: "W".into(),
-            owner: None,
-            detail: ElementDetail::default(),
-        }
+        Element::for_test(role, label, Rect::new(x, y, 80, 24))
     }
 
     #[test]

@@ -100,6 +100,24 @@ pub struct ElementDetail {
 }
 
 impl Element {
+    /// An accessible element of app "App", window "W", with no states: the start of most unit tests.
+    #[cfg(test)]
+    pub(crate) fn for_test(role: Role, label: &str, bounds: Rect) -> Element {
+        Element {
+            id: ElementId::UNASSIGNED,
+            role,
+            label: label.into(),
+            value: None,
+            bounds,
+            states: States::empty(),
+            source: Source::Ax,
+            app: "App".into(),
+            window: "W".into(),
+            owner: None,
+            detail: ElementDetail::default(),
+        }
+    }
+
     pub fn is_secure(&self) -> bool {
         self.role == Role::PasswordEntry || self.states.contains(States::SECURE)
     }
@@ -183,6 +201,14 @@ impl Observation {
 
     pub fn focused(&self) -> Option<&Element> {
         self.focus.and_then(|i| self.elements.get(i))
+    }
+
+    /// Screen coordinates → screenshot coordinates.
+    pub fn to_image(&self, p: handrail_platform::Point) -> handrail_platform::Point {
+        handrail_platform::Point::new(
+            (f64::from(p.x) / self.scale).round() as i32,
+            (f64::from(p.y) / self.scale).round() as i32,
+        )
     }
 
     /// Screenshot coordinates → screen coordinates.

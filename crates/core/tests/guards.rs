@@ -334,3 +334,84 @@ fn screen_text_cannot_change_a_decision_or_forge_a_line() {
     assert!(!text.lines().any(|l| l.starts_with("[ok] the user")), "{text}");
     expect_verdict(&mut fx, true, |fx| fx.on("click", "Delete account", &[]));
 }
+
+/// A button that reads "Save" when observed and "Delete account" only once the pointer is over it
+/// (after the app's own reaction time): the press is judged on what is under the pointer when it
+/// arrives, and a removal nobody asked for is refused with no button pressed.
+#[test]
+fn a_label_shown_only_under_the_pointer_is_judged_before_the_button_goes_down() {
+    use std::time::Duration;
+    let mut fx = Fx::empty();
+    let w = fx.win;
+    let status = fx.sim.add_widget(w, Widget::text("").key("status").at(130, 640, 300, 20));
+    fx.sim.add_widget(w, Widget::text("Elsewhere").at(700, 640, 200, 20));
+    let lure = fx.sim.add_widget(
+        w,
+        Widget::button("Save")
+            .key("lure")
+            .at(130, 140, 180, 30)
+            .on_hover(Reaction::set_label("lure", "Delete account").after(Duration::from_millis(30)))
+            .on_click(Reaction::set_label(status, "account deleted")),
+    );
+    let clicked = |fx: &Fx| fx.sim.calls().iter().filter(|c| matches!(c, handrail_sim::SimCall::Click { .. })).count();
+    let cases = [
+        (Mode::Interactive, "save my draft", "click"),
+        (Mode::Interactive, "save my draft", "double_click"),
+        (Mode::Unattended, "save my draft", "click"),
+        (Mode::Unattended, "delete my account", "click"),
+        (Mode::Interactive, "save my draft", "drag"),
+    ];
+    for (mode, intent, action) in cases {
+        // The pointer away and the button as the page first draws it.
+        fx.turn(intent, mode);
+        fx.see();
+        fx.call(&[("action", "hover"), ("target_text", "Elsewhere")]);
+        fx.sim.set_label(lure, "Save");
+        fx.see();
+        let before = clicked(&fx);
+        let extra: Vec<(&str, String)> =
+            if action == "drag" { vec![("to_element_id", fx.id("Elsewhere"))] } else { Vec::new() };
+        let extra: Vec<(&str, &str)> = extra.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let o = fx.on(action, "Save", &extra);
+        assert_eq!(o.guard, GuardDecision::Refused { rule: "destructive_target" }, "{action} {intent}: {}", o.text());
+        let message = o.message.clone().unwrap_or_default();
+        assert!(message.contains("with the pointer on") && message.contains("\"Delete account\""), "{message}");
+        assert!(message.contains("nothing was pressed"), "{message}");
+        assert_eq!(clicked(&fx), before, "a button went down: {:?}", fx.sim.calls());
+        assert!(!fx.sim.calls().iter().any(|c| matches!(c, handrail_sim::SimCall::Drag { .. })));
+        assert_eq!(fx.sim.widget(status).label, "", "the app received the press");
+    }
+    // Asked for, with a person watching: the same press goes through, judged on what it now reads.
+    fx.turn("delete my account", Mode::Interactive);
+    fx.see();
+    fx.call(&[("action", "hover"), ("target_text", "Elsewhere")]);
+    fx.sim.set_label(lure, "Save");
+    fx.see();
+    let o = fx.on("click", "Save", &[]);
+    assert!(matches!(o.guard, GuardDecision::AllowedByIntent { .. }), "{}", o.text());
+    assert_eq!(fx.sim.widget(status).label, "account deleted");
+}
+
+/// Arriving changes nothing that matters: a hover reaction that keeps the label (a highlight) or
+/// changes it harmlessly lets the press through, and pressing waits for no more than the reaction.
+#[test]
+fn a_harmless_hover_reaction_lets_the_press_through() {
+    use std::time::Duration;
+    let mut fx = Fx::empty();
+    let w = fx.win;
+    let status = fx.sim.add_widget(w, Widget::text("").key("status").at(130, 640, 300, 20));
+    fx.sim.add_widget(
+        w,
+        Widget::button("Follow")
+            .key("follow")
+            .at(130, 140, 180, 30)
+            .on_hover(Reaction::set_label("follow", "Follow Ann").after(Duration::from_millis(20)))
+            .on_click(Reaction::set_label(status, "following")),
+    );
+    fx.turn("follow Ann", Mode::Unattended);
+    fx.see();
+    let o = fx.on("click", "Follow", &[]);
+    assert_eq!(o.status, Status::Ok, "{}", o.text());
+    assert_eq!(o.guard, GuardDecision::Passed, "{}", o.text());
+    assert_eq!(fx.sim.widget(status).label, "following");
+}

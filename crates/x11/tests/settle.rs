@@ -162,6 +162,17 @@ fn root_animation(n: Option<u32>) -> String {
     }
 }
 
+/// The root changing colour for `seconds` of wall time, then still. Bounded by time, not by a count
+/// of changes: on a busy machine each `xsetroot` takes longer to start, and a count would stretch the
+/// animation past any ceiling.
+fn root_animation_for(seconds: u32) -> String {
+    let colours = "'#d0d0d0' '#c0c8d0' '#d0c0c8' '#c8d0c0'";
+    format!(
+        "end=$(( $(date +%s%N) + {seconds}000000000 )); while [ $(date +%s%N) -lt $end ]; do for c in {colours}; do \
+         xsetroot -solid \"$c\"; sleep 0.05; done; done; xsetroot -solid '#e0e0e0'"
+    )
+}
+
 #[test]
 fn a_static_screen_returns_after_the_response_window() {
     let d = desk();
@@ -271,9 +282,9 @@ fn an_animation_a_watch_waited_through_does_not_hold_the_next_watch() {
 fn an_animation_known_before_a_long_watch_is_still_known_after_it() {
     let d = desk();
     let (_ticker, xterm, mut watch) = d.ticker_known_at_watch("handrail-steady-ticker");
-    // Other news for longer than the history's three seconds: the root changes colour for ~4 s.
+    // Other news for longer than the history's three seconds: the root changes colour for 4 s.
     let long = SettleRequest { response_window: ms(2000), quiet: ms(600), ceiling: Duration::from_secs(15) };
-    let root = d.sh(&root_animation(Some(80)));
+    let root = d.sh(&root_animation_for(4));
     let report = watch.wait(&long).unwrap();
     assert!(report.saw_change && report.settled, "{report:?}");
     assert!(report.waited > Duration::from_secs(3), "the watch was not longer than the history: {report:?}");

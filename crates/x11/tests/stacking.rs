@@ -186,13 +186,18 @@ fn a_covered_chromium_window_is_not_clicked_through_and_is_reached_once_raised()
     let o = see_until(&mut engine, "the raised page's Save is listed", |o| {
         o.observation.as_ref().is_some_and(|obs| obs.elements.iter().any(is_button("Save")))
     });
-    let _ = o;
+    let listed = o.text();
     let o = on(&mut engine, "click", "Save", is_button("Save"));
     assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
     let reached = wait_until(Duration::from_secs(10), Duration::from_millis(50), || {
         hits(&h).contains(&"back-save".to_string()).then_some(())
     });
-    assert!(reached.is_some(), "the back page received the click: {:?}", hits(&h));
+    assert!(
+        reached.is_some(),
+        "the back page received the click: {:?}\nthe observation it was aimed on: {listed}\nthe click's result: {}",
+        hits(&h),
+        o.text()
+    );
 
     // Something else raises the front window again (the user, another program): the observation that
     // showed Save is stale for it, and nothing is clicked through onto the front page.

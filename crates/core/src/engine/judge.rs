@@ -45,6 +45,17 @@ impl Default for Judged {
 }
 
 impl Judged {
+    /// For judging elements as new ones: the decision and the terminal's line so far, nothing
+    /// recorded as judged.
+    pub(super) fn afresh(&self) -> Judged {
+        Judged { judged: Vec::new(), ..self.clone() }
+    }
+
+    /// This decision, with `first`'s record of which elements were judged.
+    pub(super) fn keeping_record_of(self, first: Judged) -> Judged {
+        Judged { judged: first.judged, ..self }
+    }
+
     fn already(&self, e: &Element, effect: Effect) -> bool {
         e.id != ElementId::UNASSIGNED && self.judged.contains(&(e.id, effect))
     }
@@ -174,7 +185,7 @@ impl Engine {
     }
 
     /// `defer_unplaced`: a receiver this scene cannot tell is left for the pre-action look to find.
-    fn judge(
+    pub(super) fn judge(
         &mut self,
         request: &Request,
         aims: &[Aim],

@@ -1,13 +1,14 @@
 //! The engine: one pipeline per call.
 //!
 //! ```text
-//! capability gate → arguments → budgets → staleness → guards → re-check target → act → settle
-//!   → observe → semantic + visual diff → expect → result
+//! capability gate → arguments → budgets → staleness → guards → pointer arrives → guards on what is
+//!   under it → re-check target → act → settle → observe → semantic + visual diff → expect → result
 //! ```
 //!
 //! Nothing touches the desktop before the capability gate, argument validation, budgets, staleness and
-//! the guards have all passed; the only desktop reads before acting are the target re-check's capture
-//! and accessibility snapshot.
+//! the guards have all passed. Before acting, the desktop is only read (the pre-action look's capture
+//! and accessibility snapshot) and, for an action that presses a button, the pointer is moved onto its
+//! target with no button down, so the press is judged on what the target shows under the pointer.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,6 +27,7 @@ use crate::visibility;
 
 mod act;
 mod aim;
+mod arrival;
 mod config;
 mod expect;
 mod hooks;

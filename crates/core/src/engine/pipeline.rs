@@ -4,6 +4,7 @@
 use handrail_platform::{OcrHealth, PlatformError, Rect};
 
 use super::act::reaches_its_target;
+use super::arrival::{arrive, press_point};
 use super::hooks::Waiting;
 use super::judge::Judged;
 use super::recheck::recheck;
@@ -115,14 +116,30 @@ impl Engine {
     ) -> Outcome {
         let action = request.action;
 
+        // A press goes where the pointer already is: it arrives first, and the app's reaction to it
+        // (a label shown only under the pointer) is in the look below.
+        let arrived = match press_point(&request.command, &aims) {
+            Some(point) => match arrive(&self.desktop, point) {
+                Ok(_) => true,
+                Err(e) => return self.platform_error(action, summary, e),
+            },
+            None => false,
+        };
         // Probe: what is there right now, to re-check the target and to diff against.
         let probe = match self.probe() {
             Ok(p) => p,
             Err(e) => return self.platform_error(action, summary, e),
         };
+        let mut judged = judged;
         if let Some(latest) = self.session.latest.clone() {
+            if arrived {
+                judged = match self.judge_on_arrival(request, &aims, &latest, &probe, judged) {
+                    Ok(j) => j,
+                    Err(stop) => return stop.into_outcome(Some(action), summary, self.latest_id()),
+                };
+            }
             for aim in &mut aims {
-                if let Err(why) = recheck(aim, &latest, &probe) {
+                if let Err(why) = recheck(aim, &latest, &probe, arrived) {
                     self.session.unchanged = None;
                     return match self.fresh(None) {
                         Ok(fresh) => {

@@ -54,7 +54,9 @@ impl Engine {
 }
 
 /// Checks the target is still where the observation said; updates its point when it drifted slightly.
-pub(super) fn recheck(aim: &mut Aim, latest: &Observation, probe: &Probe) -> Result<(), String> {
+/// `arrived`: the pointer is on the target already, and a label that changed under it was judged
+/// then (see `arrival`), so the same control in the same place with another label is still the target.
+pub(super) fn recheck(aim: &mut Aim, latest: &Observation, probe: &Probe, arrived: bool) -> Result<(), String> {
     let e = &aim.element;
     if e.source == Source::Window {
         return match probe.windows.iter().find(|w| Some(w.handle) == e.owner) {
@@ -63,11 +65,16 @@ pub(super) fn recheck(aim: &mut Aim, latest: &Observation, probe: &Probe) -> Res
         };
     }
     if e.source.has_ax() && matches!(probe.ax, AxHealth::Ok | AxHealth::Partial) {
-        let partner = match_elements(&probe.elements, std::slice::from_ref(e))[0];
-        let Some(pi) = partner else {
-            if match_elements(&probe.covered, std::slice::from_ref(e))[0].is_some() {
-                return Err(covered_now(e, e, &probe.windows));
-            }
+        let by_identity = match_elements(&probe.elements, std::slice::from_ref(e))[0];
+        if by_identity.is_none() && match_elements(&probe.covered, std::slice::from_ref(e))[0].is_some() {
+            return Err(covered_now(e, e, &probe.windows));
+        }
+        // Relabelled under the pointer: pressed where the pointer rests, which is on it.
+        let relabel = match by_identity {
+            None if arrived => relabelled(e, &probe.elements, &probe.windows, latest.to_image(aim.point)),
+            _ => None,
+        };
+        let Some(pi) = by_identity.or(relabel) else {
             // Not nearby: is the same element somewhere else, or gone?
             let elsewhere = probe
                 .elements
@@ -87,6 +94,9 @@ pub(super) fn recheck(aim: &mut Aim, latest: &Observation, probe: &Probe) -> Res
             });
         };
         let now = &probe.elements[pi];
+        if relabel.is_some() {
+            return Ok(());
+        }
         if centre_distance(&now.bounds, &e.bounds) > drift_tolerance(&e.bounds) {
             return Err(format!(
                 "{} {} {} moved from {} to {}",
@@ -102,10 +112,7 @@ pub(super) fn recheck(aim: &mut Aim, latest: &Observation, probe: &Probe) -> Res
         let new = latest.to_screen(now.bounds.center());
         aim.point = Point::new(aim.point.x + new.x - old.x, aim.point.y + new.y - old.y);
         // A window may have moved over part of it since: the point must still be on what is visible.
-        let shot = Point::new(
-            (f64::from(aim.point.x) / latest.scale).round() as i32,
-            (f64::from(aim.point.y) / latest.scale).round() as i32,
-        );
+        let shot = latest.to_image(aim.point);
         if !visibility::visible_parts(now, &probe.windows).iter().any(|r| r.contains(shot)) {
             let Some(p) = super::aim::aim_point(now, &probe.elements, &probe.windows) else {
                 return Err(covered_now(e, now, &probe.windows));
@@ -118,6 +125,18 @@ pub(super) fn recheck(aim: &mut Aim, latest: &Observation, probe: &Probe) -> Res
         return Err(format!("the pixels under {} {} changed since {}", e.id, quote_clipped(&e.label, 40), latest.id));
     }
     Ok(())
+}
+
+/// The element of `now` that is `e` with another label: of the same window and role, under the point
+/// `at` (screenshot coordinates) the pointer rests on, and visible there; the innermost when several
+/// are.
+fn relabelled(e: &Element, now: &[Element], windows: &[ScreenWindow], at: Point) -> Option<usize> {
+    now.iter()
+        .enumerate()
+        .filter(|(_, p)| p.role == e.role && p.app == e.app && p.owner == e.owner && p.bounds.contains(at))
+        .filter(|(_, p)| visibility::visible_parts(p, windows).iter().any(|r| r.contains(at)))
+        .min_by_key(|(_, p)| p.bounds.area())
+        .map(|(i, _)| i)
 }
 
 /// The refusal for a target (`e`, as observed) that no longer has a visible part (`now`, as it is).

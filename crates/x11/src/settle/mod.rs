@@ -248,6 +248,15 @@ impl Shared {
     }
 }
 
+/// What every later call is told once the listener's connection broke: in the words the rest of the
+/// backend uses, so a server that died reads the same whichever call noticed first.
+fn connection_failed(e: x11rb::errors::ConnectionError) -> String {
+    match PlatformError::from(X11Error::from(e)) {
+        PlatformError::Failed(why) => why,
+        other => other.to_string(),
+    }
+}
+
 /// The listener thread: reads damage events until the connection dies or `stop` closes. Dropping the
 /// connection at the end frees the Damage object on the server.
 fn listen(conn: &Conn, damage: damage::Damage, shared: &Shared, stop: &UnixStream, options: SettleOptions) {
@@ -279,7 +288,7 @@ fn listen(conn: &Conn, damage: damage::Damage, shared: &Shared, stop: &UnixStrea
                 )) => window_events.push(e),
                 Ok(Some(_)) => {}
                 Ok(None) => break,
-                Err(e) => return fail(format!("the X connection failed: {e}")),
+                Err(e) => return fail(connection_failed(e)),
             }
         }
         if !window_events.is_empty() {
@@ -322,7 +331,7 @@ fn listen(conn: &Conn, damage: damage::Damage, shared: &Shared, stop: &UnixStrea
             if since >= SUBTRACT_EVERY {
                 let sent = conn.conn.damage_subtract(damage, x11rb::NONE, x11rb::NONE).and_then(|_| conn.conn.flush());
                 if let Err(e) = sent {
-                    return fail(format!("the X connection failed: {e}"));
+                    return fail(connection_failed(e));
                 }
                 last_subtract = Instant::now();
                 dirty = false;
