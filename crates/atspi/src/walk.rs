@@ -750,7 +750,9 @@ impl Walker<'_> {
             match field {
                 FieldB::Actions => self.enqueue(&obj.bus, obj.path.clone(), ACTION, "GetActions", vec![], purpose),
                 FieldB::Text => {
-                    let args = vec![Arg::I32(0), Arg::I32(MAX_TEXT_CHARS as i32)];
+                    // All of it (-1), clipped once it arrives: Firefox answers an end past the text's
+                    // length with nothing at all, where GTK and Chromium clip.
+                    let args = vec![Arg::I32(0), Arg::I32(-1)];
                     self.enqueue(&obj.bus, obj.path.clone(), TEXT, "GetText", args, purpose)
                 }
                 FieldB::TerminalText => {
@@ -836,7 +838,7 @@ impl Walker<'_> {
                     // Double-check: never keep text of a secret field, whatever happened.
                     if !node.is_secure() {
                         let raw = v.as_str().unwrap_or_default();
-                        if node.role().is_text_input() {
+                        if holds_typed_text(node.role()) {
                             offer_value(node, input_text(raw), true);
                         } else if node.name.trim().is_empty() {
                             node.name = clean_text(raw);
@@ -998,7 +1000,8 @@ impl Walker<'_> {
 /// The calls that read what a node shows (its text, value or selection), beyond its name.
 ///
 /// A spin button's text is what it shows (GTK leaves an insensitive one's text empty while its number
-/// is still set), its number only where it has no text; a combo box shows its selected item, which GTK
+/// is still set), its number only where it has no text; an editable combo box shows its text; a combo
+/// box shows its selected item, which GTK
 /// gives through its Selection interface (its name is empty for an entry combo, or the first string of
 /// the model's row, not always what is drawn) and Chromium through its popup's.
 fn content_fields(role: Role, unnamed: bool, has: impl Fn(&str) -> bool) -> Vec<FieldB> {
@@ -1007,7 +1010,7 @@ fn content_fields(role: Role, unnamed: bool, has: impl Fn(&str) -> bool) -> Vec<
     let mut out = Vec::new();
     if has(TEXT) && role == Role::Terminal {
         out.push(FieldB::TerminalText);
-    } else if has(TEXT) && (role.is_text_input() || wants_label_text) {
+    } else if has(TEXT) && (holds_typed_text(role) || wants_label_text) {
         out.push(FieldB::Text);
     } else if has(VALUE) && matches!(role, Role::Slider | Role::SpinButton | Role::ScrollBar | Role::Other) {
         out.push(FieldB::Value);
@@ -1016,6 +1019,13 @@ fn content_fields(role: Role, unnamed: bool, has: impl Fn(&str) -> bool) -> Vec<
         out.push(FieldB::Selected);
     }
     out
+}
+
+/// Whether a node's text is what was typed into it, its value: text fields, and combo boxes with
+/// text of their own (Firefox's address bar, a web page's autocomplete input; GTK's and Chromium's
+/// drop-down combo boxes have none, and show their selected item instead).
+fn holds_typed_text(role: Role) -> bool {
+    role.is_text_input() || role == Role::ComboBox
 }
 
 /// Sets a node's value from one of several sources answering in any order. The primary reading (the

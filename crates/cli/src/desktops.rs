@@ -37,6 +37,9 @@ pub fn start_browser_proxy(who: &str, policy: &UrlPolicy, launch: &mut LaunchEnv
     launch.browser_args = proxy.chromium_args();
     // QUIC and WebRTC's UDP would go around an HTTP proxy: off.
     launch.browser_args.extend(CHROMIUM_NO_BYPASS_ARGS.map(String::from));
+    // Other browsers open_app starts go through it too, or not at all while domains are restricted.
+    launch.policy_proxy = Some(proxy.addr());
+    launch.refuse_unheld_browsers = !policy.allowed_domains.is_empty();
     eprintln!("{who}: the browser handrail opens goes through the URL-policy proxy on {}", proxy.addr());
     Ok(proxy)
 }

@@ -93,10 +93,12 @@ pub struct ServeArgs {
     /// Only open URLs on these domains (repeatable; default: any http/https URL).
     ///
     /// The Chromium handrail starts (open_url, open_app chromium) sends every request through a
-    /// loopback proxy that enforces this. Any other browser — one the person started, or another
-    /// browser opened with open_app — is outside that proxy: there handrail judges only addresses typed
-    /// into its address bar, and undoes a page outside these domains after the action that led to it,
-    /// when the request has already left.
+    /// loopback proxy that enforces this, and so do other browsers open_app starts: Chrome, Brave,
+    /// Edge and Vivaldi with the same switches, Firefox in a private profile set to the proxy (whose
+    /// own settings page could turn it off). Epiphany, Falkon, Konqueror, qutebrowser and Midori are
+    /// not started while this is given. A browser the person started is outside the proxy: there
+    /// handrail judges only addresses typed into its address bar, and undoes a page outside these
+    /// domains after the action that led to it, when the request has already left.
     #[arg(long = "allow-domain", value_name = "DOMAIN")]
     allowed_domains: Vec<String>,
     /// Actions per interactive turn.

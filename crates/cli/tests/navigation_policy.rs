@@ -307,6 +307,29 @@ fn two_servers(page: &'static str) -> (Server, Server, UrlPolicy) {
     (forbidden, allowed, UrlPolicy { allowed_domains: vec!["127.0.0.1".into()] })
 }
 
+impl Agent {
+    /// An agent on `sandbox` whose browsers are held to `policy` by its proxy, as the CLI holds them
+    /// (crates/cli/src/desktops.rs): the proxy's switches for the managed Chromium, the proxy for any
+    /// other browser open_app starts, and the proxy as the desktop's network.
+    fn behind_proxy(sandbox: &Sandbox, policy: UrlPolicy) -> Agent {
+        let proxy = PolicyProxy::start(policy.clone()).expect("the proxy starts");
+        let launch = || {
+            let mut l = common::sandbox_launch(sandbox);
+            l.log_dir = Some(sandbox.root().join("logs"));
+            l.browser_args = proxy.chromium_args();
+            l.browser_args.extend(CHROMIUM_NO_BYPASS_ARGS.map(String::from));
+            l.policy_proxy = Some(proxy.addr());
+            l.refuse_unheld_browsers = !policy.allowed_domains.is_empty();
+            l
+        };
+        let mut desktop = common::accessible_desktop(sandbox, launch());
+        let conn = handrail_x11::Conn::open(&sandbox.display()).expect("a second connection");
+        let windows = X11Windows::new(conn, launch());
+        desktop.network = Box::new(proxy);
+        Agent::new(desktop, windows, policy)
+    }
+}
+
 fn private_sandbox() -> Sandbox {
     Sandbox::start(SandboxOptions { parent_death_signal: false, ..SandboxOptions::default() }).expect("sandbox starts")
 }
@@ -327,19 +350,7 @@ fn no_navigation_path_reaches_a_forbidden_host() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let (forbidden, allowed, policy) = two_servers("forbidden content");
     let sandbox = private_sandbox();
-    let proxy = PolicyProxy::start(policy.clone()).expect("the proxy starts");
-    // What the CLI does for every browser it launches (crates/cli/src/desktops.rs).
-    let launch = || {
-        let mut l = common::sandbox_launch(&sandbox);
-        l.log_dir = Some(sandbox.root().join("logs"));
-        l.browser_args = proxy.chromium_args();
-        l.browser_args.extend(CHROMIUM_NO_BYPASS_ARGS.map(String::from));
-        l
-    };
-    let mut desktop = common::accessible_desktop(&sandbox, launch());
-    let windows = X11Windows::new(handrail_x11::Conn::open(&sandbox.display()).expect("a second connection"), launch());
-    desktop.network = Box::new(proxy);
-    let mut agent = Agent::new(desktop, windows, policy);
+    let mut agent = Agent::behind_proxy(&sandbox, policy);
 
     // The allowed page loads through the proxy.
     agent.turn("open the home page");
@@ -463,6 +474,51 @@ fn a_browser_without_the_proxy_is_brought_back_from_a_forbidden_host() {
         // The browser itself is back on the allowed page.
         agent.wait_title("home");
     }
+    drop(agent);
+    sandbox.stop().expect("clean teardown");
+}
+
+/// Another browser a refused model might open: Firefox ESR started by `open_app` goes through the
+/// same URL-policy proxy (its private profile's preferences point there), so a link to the forbidden
+/// host shows handrail's block page and the forbidden server sees not one connection; its address
+/// bar is recognised, so a typed forbidden address is refused at Return. The page titles are read
+/// from Firefox's own window, the connections from the servers.
+#[test]
+fn firefox_started_with_open_app_is_held_to_the_same_policy() {
+    assert!(
+        std::path::Path::new("/usr/bin/firefox-esr").exists(),
+        "Firefox ESR is installed (scripts/setup-desktop installs firefox-esr)"
+    );
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (forbidden, allowed, policy) = two_servers("forbidden content");
+    let sandbox = private_sandbox();
+    let mut agent = Agent::behind_proxy(&sandbox, policy);
+
+    agent.turn("open the home page in Firefox");
+    let o = agent.call(&[("action", "open_app"), ("app", "firefox-esr")]);
+    assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
+    // An allowed address typed into Firefox's own bar loads, through the proxy.
+    let o = agent.type_address(&format!("{}\n", allowed.url("/")));
+    assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
+    agent.wait_title("home");
+    assert!(allowed.got("GET", "/"), "the home page came from the allowed server: {:?}", allowed.requests());
+
+    // A link and a script navigation to the forbidden host: the proxy answers with its block page.
+    agent.blocked_navigation("link", "Forbidden link", "GET", &forbidden.url("/link"));
+    agent.back();
+    agent.blocked_navigation("button", "Script navigation", "GET", &forbidden.url("/script"));
+    agent.back();
+
+    // A forbidden address typed into Firefox's bar: refused by the engine before Return arrives.
+    agent.turn("go to the dashboard");
+    let o = agent.type_address(&forbidden.url("/typed"));
+    assert_eq!(o.status, Status::Ok, "typing itself is fine: {}", o.text());
+    refused_by_url_rule(&agent.call(&[("action", "key"), ("keys", "return")]));
+    refused_by_url_rule(&agent.type_address("about:config\n"));
+    agent.call(&[("action", "key"), ("keys", "escape")]);
+
+    // What the forbidden server itself saw: not one connection.
+    assert_eq!(forbidden.connections(), 0, "the forbidden server was reached: {:?}", forbidden.requests());
     drop(agent);
     sandbox.stop().expect("clean teardown");
 }

@@ -8,10 +8,12 @@
 //!
 //! - `desktop_entries`: `*.desktop` files, parsed and scored against a human name.
 //! - `browser`: Debian's Chromium with accessibility on and a private profile.
+//! - `held_browsers`: other browsers `open_app` starts, held to the same URL-policy proxy.
 //! - `procs`: `PATH` lookup and `/proc` (process names, descendants).
 
 mod browser;
 mod desktop_entries;
+mod held_browsers;
 mod procs;
 
 use std::fs::{self, OpenOptions};
@@ -82,6 +84,13 @@ pub struct LaunchEnv {
     /// Extra arguments for every browser start, after handrail's own and before the URL (which stays
     /// last). The CLI puts the URL-policy proxy's flags here.
     pub browser_args: Vec<String>,
+    /// The URL-policy proxy the browser goes through (its switches are in `browser_args`). Other
+    /// browsers `open_app` starts are held to it too: Chromium's relatives with the same switches,
+    /// Firefox through its profile's preferences (see `held_browsers`).
+    pub policy_proxy: Option<std::net::SocketAddr>,
+    /// Browsers that cannot be held to the proxy are not started: set while allowed domains restrict
+    /// where browsers may go.
+    pub refuse_unheld_browsers: bool,
     /// Where launched programs' stdout and stderr go (`<dir>/<program>.log`, appended); `None` discards
     /// them.
     pub log_dir: Option<PathBuf>,
@@ -103,6 +112,8 @@ impl LaunchEnv {
             browser_profile: browser_profile.into(),
             browser: None,
             browser_args: Vec::new(),
+            policy_proxy: None,
+            refuse_unheld_browsers: false,
             log_dir: None,
             launch_timeout: Duration::from_secs(10),
             browser_timeout: Duration::from_secs(20),
@@ -237,13 +248,23 @@ impl Launcher {
     }
 
     /// How to start the app called `name`. The browser's own entry or name plans the managed browser.
+    /// Another browser is held to the URL-policy proxy when one is in force (see `held_browsers`).
     pub fn plan_app(&self, name: &str) -> Result<Plan, PlatformError> {
-        let plan = self.plan_named(name)?;
+        let mut plan = self.plan_named(name)?;
         if self.is_browser(&plan.program) {
             let mut browser = self.plan_browser(None)?;
             browser.app = plan.app;
             return Ok(browser);
         }
+        let (Some(proxy), Some(kind)) = (self.env.policy_proxy, held_browsers::kind_of(&plan.program)) else {
+            return Ok(plan);
+        };
+        if kind == held_browsers::BrowserKind::Unholdable && !self.env.refuse_unheld_browsers {
+            return Ok(plan);
+        }
+        let profile = held_browsers::profile_for(&self.env.browser_profile, &plan.program);
+        held_browsers::hold(&mut plan, kind, proxy, &self.env.browser_args, &profile)?;
+        debug!("{} is held to the URL-policy proxy on {proxy} (profile {})", plan.program.display(), profile.display());
         Ok(plan)
     }
 

@@ -39,7 +39,7 @@ fn combo(ctrl: bool, key: &str) -> KeyCombo {
 }
 
 enum App {
-    Chromium { windows: X11Windows },
+    Chromium { windows: Box<X11Windows> },
     Gtk { app: LineApp, value: String },
     Xterm { file: PathBuf, lines: usize, _app: LineApp },
 }
@@ -238,7 +238,7 @@ fn main() {
                         App::title(&windows).starts_with("ready").then_some(())
                     })
                     .ok_or("the page did not load")?;
-                    App::Chromium { windows }
+                    App::Chromium { windows: Box::new(windows) }
                 }
                 1 => gtk(&sandbox, &input)?,
                 _ => xterm(&sandbox)?,
