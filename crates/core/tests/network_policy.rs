@@ -7,7 +7,7 @@ mod common;
 use common::{args, Fx};
 use handrail_core::{Config, Engine, Mode, Status, Vision};
 use handrail_platform::BlockedRequest;
-use handrail_sim::{Reaction, Widget};
+use handrail_sim::{Reaction, SimCall, Widget};
 
 const REASON: &str = "127.0.0.2 is not in the allowed domains (127.0.0.1)";
 
@@ -164,6 +164,30 @@ fn a_navigation_the_proxy_did_not_stop_is_undone_and_reported() {
     // A see afterwards has nothing to undo.
     let again = fx.see();
     assert_eq!(again.status, Status::Ok, "{}", again.text());
+}
+
+/// The tab strip missing from the observation before the action (an accessibility walk cut short on a
+/// busy machine) and listed after it: the page navigated in its own tab, which is gone back from,
+/// never closed with the browser's window.
+#[test]
+fn a_tab_strip_first_listed_after_the_action_is_not_a_new_tab() {
+    let (mut fx, bar, _) = users_browser();
+    fx.sim.add_widget(fx.win, Widget::tab("Home").key("tab").at(0, 0, 200, 30).hidden());
+    // The click navigates the tab, and the tab strip appears in the tree only now.
+    fx.sim.add_widget(
+        fx.win,
+        Widget::link("Partner report")
+            .at(100, 260, 200, 24)
+            .on_click(Reaction::set_value("bar", "127.0.0.2:8000/report"))
+            .on_click(Reaction::show("tab")),
+    );
+    fx.turn("look at my dashboard", Mode::Interactive);
+    fx.see();
+    let o = fx.on("click", "Partner report", &[]);
+    assert_eq!(o.status, Status::Refused, "{}", o.text());
+    assert!(o.message.as_deref().unwrap_or_default().contains("went back"), "{}", o.text());
+    assert!(!fx.sim.calls().iter().any(|c| matches!(c, SimCall::Key(k) if k == "ctrl+w")), "{:?}", fx.sim.calls());
+    assert_eq!(fx.sim.widget(bar).value, "127.0.0.1:8000/home");
 }
 
 #[test]

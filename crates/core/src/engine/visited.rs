@@ -70,8 +70,10 @@ impl Engine {
             return; // The proxy refused it: nothing reached the host, and the browser shows why.
         }
         let new_window = bar.owner.is_some_and(|h| before.is_some_and(|b| !b.windows.iter().any(|w| w.handle == h)));
-        // A tab the action opened (window.open, a target=_blank link) has nothing to go back to.
-        let new_tab = before.is_some_and(|b| tabs(&after) > tabs(b));
+        // A tab the action opened (window.open, a target=_blank link) has nothing to go back to. Only
+        // when the tab strip was listed before (a walk cut short on a busy machine lists none) and
+        // another tab is left: closing the last tab would close the browser's window.
+        let new_tab = before.is_some_and(|b| tabs(b) > 0 && tabs(&after) > tabs(b)) && tabs(&after) > 1;
         let (keys, how): (&[&str], &str) = if new_window {
             (&["ctrl+w"], "closed the window it opened")
         } else if new_tab {
