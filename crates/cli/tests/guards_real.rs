@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 mod common;
 
 use common::Agent;
-use handrail_core::{Config, Engine, GuardDecision, Mode, Outcome, Status, Vision};
+use handrail_core::{Config, Engine, GuardDecision, Mode, Outcome, Rule, Status, Vision};
 use handrail_platform::Windows as _;
 use handrail_sandbox::{Sandbox, SandboxOptions};
 use handrail_testkit::{serve_page, LineApp};
@@ -121,7 +121,7 @@ impl Agent {
     }
 }
 
-fn refused(o: &Outcome, rule: &'static str) {
+fn refused(o: &Outcome, rule: Rule) {
     assert_eq!(o.status, Status::Refused, "{}", o.text());
     assert_eq!(o.guard, GuardDecision::Refused { rule }, "{}", o.text());
 }
@@ -149,13 +149,13 @@ fn keyboard_paths_around_the_guards_are_refused_on_real_apps() {
     let obs = agent.engine.latest().map(|o| o.id.to_string()).expect("obs");
     let detail = agent.call(&[("action", "inspect"), ("observation_id", &obs), ("element_id", &keep)]);
     assert!(detail.text().contains("keys=alt+k"), "GTK reports the mnemonic: {}", detail.text());
-    refused(&agent.key("alt+d"), "destructive_target");
-    refused(&agent.key("alt+shift+d"), "destructive_target");
+    refused(&agent.key("alt+d"), Rule::DestructiveTarget);
+    refused(&agent.key("alt+shift+d"), Rule::DestructiveTarget);
     agent.on("click", "entry", "Reason", &[]);
     assert_eq!(agent.type_text("old").status, Status::Ok);
     assert!(confirm.wait_for(|l| l == "reason=old").is_some());
-    refused(&agent.key("return"), "destructive_target");
-    refused(&agent.type_text("\n"), "destructive_target");
+    refused(&agent.key("return"), Rule::DestructiveTarget);
+    refused(&agent.type_text("\n"), Rule::DestructiveTarget);
     // Keep is allowed; its click arriving after everything above proves nothing else arrived first.
     let o = agent.on("click", "button", "Keep", &[]);
     assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
@@ -163,7 +163,7 @@ fn keyboard_paths_around_the_guards_are_refused_on_real_apps() {
     assert!(!confirm.seen.iter().any(|l| l == "delete-clicked"), "a refused path reached the app: {:?}", confirm.seen);
     // Unattended, even with the words behind it.
     agent.turn("gtk-unattended", "delete the old files", Mode::Unattended);
-    refused(&agent.key("alt+d"), "destructive_target");
+    refused(&agent.key("alt+d"), Rule::DestructiveTarget);
     // With the user's words behind it, the very same key does reach the app.
     agent.turn("gtk-asked", "delete the old files", Mode::Interactive);
     agent.find("button", "Delete");
@@ -176,12 +176,12 @@ fn keyboard_paths_around_the_guards_are_refused_on_real_apps() {
     agent.turn("web", "change my display name to Ann", Mode::Interactive);
     let o = agent.call(&[("action", "open_url"), ("url", &serve_page(PAGE))]);
     assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
-    refused(&agent.on("click", "button", "Delete account", &[]), "destructive_target");
+    refused(&agent.on("click", "button", "Delete account", &[]), Rule::DestructiveTarget);
     // The rest of the pointer family: every press that could activate it, and a drop onto it.
-    refused(&agent.on("double_click", "button", "Delete account", &[]), "destructive_target");
-    refused(&agent.on("triple_click", "button", "Delete account", &[]), "destructive_target");
+    refused(&agent.on("double_click", "button", "Delete account", &[]), Rule::DestructiveTarget);
+    refused(&agent.on("triple_click", "button", "Delete account", &[]), Rule::DestructiveTarget);
     let delete = agent.find("button", "Delete account");
-    refused(&agent.on("drag", "button", "Save", &[("to_element_id", &delete)]), "destructive_target");
+    refused(&agent.on("drag", "button", "Save", &[("to_element_id", &delete)]), Rule::DestructiveTarget);
     // What is typed into a web input is read back from the page's accessible value.
     let o = agent.on("type", "entry", "Display name", &[("text", "Ann 👍 สวัสดี")]);
     assert!(matches!(o.typing, Some(handrail_core::TypingCheck::Arrived { .. })), "{}", o.text());
@@ -189,25 +189,25 @@ fn keyboard_paths_around_the_guards_are_refused_on_real_apps() {
     assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
     assert_eq!(agent.key("tab").status, Status::Ok);
     agent.focus_is("button", "Delete account");
-    refused(&agent.key("return"), "destructive_target");
-    refused(&agent.key("space"), "destructive_target");
-    refused(&agent.type_text(" "), "destructive_target");
+    refused(&agent.key("return"), Rule::DestructiveTarget);
+    refused(&agent.key("space"), Rule::DestructiveTarget);
+    refused(&agent.type_text(" "), Rule::DestructiveTarget);
     agent.turn("web-unattended", "", Mode::Unattended);
     agent.focus_is("button", "Delete account");
-    refused(&agent.key("space"), "destructive_target");
-    refused(&agent.type_text("\n"), "destructive_target");
+    refused(&agent.key("space"), Rule::DestructiveTarget);
+    refused(&agent.type_text("\n"), Rule::DestructiveTarget);
     agent.turn("web-password", "sign in", Mode::Interactive);
     agent.on("click", "password_entry", "Passcode", &[]);
-    refused(&agent.type_text("12#"), "password_field");
+    refused(&agent.type_text("12#"), Rule::PasswordField);
     for k in ["1", "2", "shift+3", "ctrl+v"] {
-        refused(&agent.key(k), "password_field");
+        refused(&agent.key(k), Rule::PasswordField);
     }
     // Return in a form's text field submits the form: a click on its submit button.
     agent.turn("web-form", "tell them why I am unhappy", Mode::Interactive);
     let o = agent.on("type", "entry", "Reason", &[("text", "too slow")]);
     assert!(matches!(o.typing, Some(handrail_core::TypingCheck::Arrived { .. })), "{}", o.text());
-    refused(&agent.key("return"), "destructive_target");
-    refused(&agent.type_text("\n"), "destructive_target");
+    refused(&agent.key("return"), Rule::DestructiveTarget);
+    refused(&agent.type_text("\n"), Rule::DestructiveTarget);
     // The page itself says what it got: one save, nothing deleted, an empty passcode, no form sent.
     let title = page_title(&windows);
     assert!(title.starts_with("[saved=1 deleted=false pass=0 removed=false]"), "the page received: {title}");
@@ -230,7 +230,7 @@ fn keyboard_paths_around_the_guards_are_refused_on_real_apps() {
     let o = agent.call(&[("action", "open_url"), ("url", &serve_page(LURE_PAGE))]);
     assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
     let o = agent.on("click", "button", "Keep draft", &[]);
-    refused(&o, "destructive_target");
+    refused(&o, Rule::DestructiveTarget);
     assert!(o.text().contains("with the pointer on") && o.text().contains("\"Delete account\""), "{}", o.text());
     // The page itself: the pointer arrived (its title says so once Chromium passes it on), and the
     // button was never pressed.
@@ -267,31 +267,31 @@ fn a_gtk_dialog_gets_nothing_a_guard_refused_by_any_key() {
     agent.turn("dialog", "check the old backups", Mode::Interactive);
     agent.find("button", "Keep");
     // The mnemonic on ล is reported by keysym name, which no key reads as: unknown, so judged.
-    refused(&agent.key("alt+ล"), "destructive_target");
+    refused(&agent.key("alt+ล"), Rule::DestructiveTarget);
     nothing_arrived(&mut dialog, "alt+ล");
     // Focus walks onto the delete button; activation keys and typed blanks are clicks on it.
     assert_eq!(agent.key("tab").status, Status::Ok);
     agent.focus_is("button", "ลบถาวร");
     for key in ["return", "space", "shift+return"] {
-        refused(&agent.key(key), "destructive_target");
+        refused(&agent.key(key), Rule::DestructiveTarget);
         nothing_arrived(&mut dialog, key);
     }
     for text in [" ", "\n"] {
-        refused(&agent.type_text(text), "destructive_target");
+        refused(&agent.type_text(text), Rule::DestructiveTarget);
         nothing_arrived(&mut dialog, "typed blank");
     }
     // The PIN field: typing refused, and so is every key that would put a character in it.
     agent.on("click", "password_entry", "PIN", &[]);
     agent.focus_is("password_entry", "PIN");
-    refused(&agent.type_text("1234"), "password_field");
+    refused(&agent.type_text("1234"), Rule::PasswordField);
     for key in ["1", "shift+3", "ก", "space", "ctrl+v", "shift+insert"] {
-        refused(&agent.key(key), "password_field");
+        refused(&agent.key(key), Rule::PasswordField);
         nothing_arrived(&mut dialog, key);
     }
     // Nobody watching: refused even with the words behind it.
     agent.turn("dialog-unattended", "delete the old backups", Mode::Unattended);
     agent.find("button", "Keep");
-    refused(&agent.key("alt+ล"), "destructive_target");
+    refused(&agent.key("alt+ล"), Rule::DestructiveTarget);
     nothing_arrived(&mut dialog, "unattended alt+ล");
 
     // Control: asked for, the very same key reaches the dialog's button.
@@ -375,26 +375,26 @@ fn guards_hold_in_other_interface_languages_on_a_real_page() {
     ];
     for (button, unrelated, _) in cases {
         agent.turn("other-task", unrelated, Mode::Interactive);
-        refused(&agent.on("click", "button", button, &[]), "destructive_target");
+        refused(&agent.on("click", "button", button, &[]), Rule::DestructiveTarget);
         let negated = match button {
             "Konto löschen" => "lösche mein Konto nicht",
             "アカウントを削除" => "アカウントを削除しないで",
             _ => continue,
         };
         agent.turn("told-not-to", negated, Mode::Interactive);
-        refused(&agent.on("click", "button", button, &[]), "destructive_target");
+        refused(&agent.on("click", "button", button, &[]), Rule::DestructiveTarget);
     }
     agent.turn("unattended", "lösche mein Konto", Mode::Unattended);
-    refused(&agent.on("click", "button", "Konto löschen", &[]), "destructive_target");
+    refused(&agent.on("click", "button", "Konto löschen", &[]), Rule::DestructiveTarget);
     agent.turn("sign-in", "melde mich an", Mode::Interactive);
     agent.on("click", "entry", "Kennwort", &[]);
-    refused(&agent.type_text("geheim"), "password_field");
-    refused(&agent.key("g"), "password_field");
+    refused(&agent.type_text("geheim"), Rule::PasswordField);
+    refused(&agent.key("g"), Rule::PasswordField);
     // Delete on a selected row of the web list: a removal, whatever the row is called.
     agent.turn("rename", "benenne die Dateien um", Mode::Interactive);
     agent.on("click", "list_item", "bericht.txt", &[]);
     let o = agent.key("delete");
-    refused(&o, "destructive_target");
+    refused(&o, Rule::DestructiveTarget);
     assert!(o.text().contains("\"bericht.txt\""), "{}", o.text());
     // A harmless button in the same language goes through: the refusals above were not about German.
     let o = agent.on("click", "button", "Speichern", &[]);
@@ -475,15 +475,15 @@ fn the_delete_key_on_a_file_in_a_file_manager_is_a_removal() {
     select(&mut agent);
     for keys in ["delete", "ctrl+delete"] {
         let o = agent.key(keys);
-        refused(&o, "destructive_target");
+        refused(&o, Rule::DestructiveTarget);
         assert!(o.text().contains("would delete the selected \"report.txt\""), "{}", o.text());
     }
     agent.turn("unattended", "delete report.txt", Mode::Unattended);
     select(&mut agent);
-    refused(&agent.key("delete"), "destructive_target");
+    refused(&agent.key("delete"), Rule::DestructiveTarget);
     agent.turn("told-not-to", "tidy the folder but do not delete anything", Mode::Interactive);
     select(&mut agent);
-    refused(&agent.key("delete"), "destructive_target");
+    refused(&agent.key("delete"), Rule::DestructiveTarget);
     // Harmless keys on the same selection still go through (and wait for the screen to settle).
     assert!(matches!(agent.key("right").status, Status::Ok | Status::NoVisibleChange));
     // Nothing reached Thunar: the file is where it was, and Thunar never asked (as root a Delete it

@@ -14,7 +14,7 @@ mod common;
 
 use handrail_core::guard::navigation::is_address_bar;
 use handrail_core::guard::url::UrlPolicy;
-use handrail_core::{Config, Engine, GuardDecision, Mode, Outcome, RawArgs, Status, Turn, Vision};
+use handrail_core::{Config, Engine, GuardDecision, Mode, Outcome, RawArgs, Rule, Status, Turn, Vision};
 use handrail_netguard::{PolicyProxy, CHROMIUM_NO_BYPASS_ARGS};
 use handrail_platform::{BlockedRequest, Windows as _};
 use handrail_sandbox::{Sandbox, SandboxOptions};
@@ -296,7 +296,7 @@ impl Agent {
 
 fn refused_by_url_rule(o: &Outcome) {
     assert_eq!(o.status, Status::Refused, "{}", o.text());
-    assert_eq!(o.guard, GuardDecision::Refused { rule: "url" }, "{}", o.text());
+    assert_eq!(o.guard, GuardDecision::Refused { rule: Rule::Url }, "{}", o.text());
 }
 
 /// The forbidden server on 127.0.0.2 (answering `page`), the allowed one on 127.0.0.1 whose pages

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 mod common;
 
 use common::Agent;
-use handrail_core::{Config, Engine, GuardDecision, Mode, Outcome, Status, Vision};
+use handrail_core::{Config, Engine, GuardDecision, Mode, Outcome, Rule, Status, Vision};
 use handrail_sandbox::{Sandbox, SandboxOptions, REMOVED_ENV};
 use handrail_x11::windows::LaunchEnv;
 use handrail_x11::{X11Desktop, X11Options};
@@ -54,7 +54,7 @@ impl Agent {
 
 fn refused(o: &Outcome) {
     assert_eq!(o.status, Status::Refused, "{}", o.text());
-    assert_eq!(o.guard, GuardDecision::Refused { rule: "terminal_command" }, "{}", o.text());
+    assert_eq!(o.guard, GuardDecision::Refused { rule: Rule::TerminalCommand }, "{}", o.text());
 }
 
 fn sent(o: &Outcome) {

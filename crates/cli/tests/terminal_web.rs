@@ -10,14 +10,14 @@ use std::time::{Duration, Instant};
 mod common;
 
 use common::Agent;
-use handrail_core::{Config, Engine, GuardDecision, Mode, Outcome, Status, Vision};
+use handrail_core::{Config, Engine, GuardDecision, Mode, Outcome, Rule, Status, Vision};
 use handrail_sandbox::{Sandbox, SandboxOptions};
 use handrail_testkit::{wait_until, LineApp};
 use handrail_x11::{X11Desktop, X11Options};
 
 fn refused(o: &Outcome) {
     assert_eq!(o.status, Status::Refused, "{}", o.text());
-    assert_eq!(o.guard, GuardDecision::Refused { rule: "terminal_command" }, "{}", o.text());
+    assert_eq!(o.guard, GuardDecision::Refused { rule: Rule::TerminalCommand }, "{}", o.text());
 }
 
 fn sent(o: &Outcome) {

@@ -26,6 +26,7 @@ pub use engine::{
     Budgets, CallHooks, Config, Confirm, Engine, Knobs, Markers, Progress, Turn, Vision, WarmUp, WarmUpError,
     UNSUPPORTED,
 };
+pub use guard::Rule;
 pub use ids::{ElementId, ObservationId};
 pub use observation::{Element, Observation, Source};
 pub use outcome::{Changes, ExpectOutcome, GuardDecision, Outcome, Reason, Status, Timings, TypingCheck};

@@ -74,7 +74,7 @@ pub enum Reason {
     /// The region to inspect lies outside the screenshot.
     InvalidRegion,
     /// A guard refused, by this rule (`destructive_target`, `password_field`, `dangerous_hotkey`, `url`, …).
-    Guard(&'static str),
+    Guard(crate::guard::Rule),
     /// The desktop failed while the call ran.
     DesktopFailed,
     /// Typed text did not reach the element that received it.
@@ -100,7 +100,7 @@ impl Reason {
             Reason::NotVisible => "not_visible",
             Reason::TargetChanged => "target_changed",
             Reason::InvalidRegion => "invalid_region",
-            Reason::Guard(rule) => rule,
+            Reason::Guard(rule) => rule.as_str(),
             Reason::DesktopFailed => "desktop_failed",
             Reason::TextNotArrived => "text_not_arrived",
             Reason::Cancelled => "cancelled",
@@ -165,7 +165,7 @@ pub enum GuardDecision {
     },
     /// Refused by the named rule.
     Refused {
-        rule: &'static str,
+        rule: crate::guard::Rule,
     },
     /// The call never reached the guards (gate, arguments, budgets, staleness).
     NotReached,

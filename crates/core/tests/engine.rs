@@ -5,7 +5,9 @@ mod common;
 use std::time::Duration;
 
 use common::{args, config, Fx};
-use handrail_core::{Config, Engine, ExpectOutcome, GuardDecision, Markers, Mode, Status, Turn, Vision, UNSUPPORTED};
+use handrail_core::{
+    Config, Engine, ExpectOutcome, GuardDecision, Markers, Mode, Rule, Status, Turn, Vision, UNSUPPORTED,
+};
 use handrail_platform::{AxHealth, Rect, Size};
 use handrail_sim::{Reaction, SimCall, SimDesktop, Widget, WindowSpec};
 
@@ -72,6 +74,7 @@ fn a_button_that_does_nothing_is_reported_honestly_and_a_blind_repeat_is_refused
     let effects = fx.sim.side_effects();
     let again = fx.on("click", "Does nothing", &[]);
     assert_eq!(again.status, Status::Refused, "{}", again.text());
+    assert_eq!(again.guard, GuardDecision::Refused { rule: Rule::UnobservedRepeat }, "{}", again.text());
     assert!(again.message.as_deref().unwrap_or("").contains("observe first"));
     assert_eq!(fx.sim.side_effects(), effects, "the refused repeat did nothing");
 
@@ -267,12 +270,13 @@ fn a_text_target_every_candidate_of_which_is_refused_says_why() {
     let effects = fx.sim.side_effects();
     for text in ["Delete account", "delete"] {
         let o = fx.call(&[("action", "click"), ("target_text", text)]);
-        assert_eq!(o.guard, GuardDecision::Refused { rule: "destructive_target" }, "{}", o.text());
+        assert_eq!(o.guard, GuardDecision::Refused { rule: Rule::DestructiveTarget }, "{}", o.text());
         assert!(o.text().contains("every one of them"), "{}", o.text());
     }
     // Hovering presses nothing: still a plain ambiguity.
     let o = fx.call(&[("action", "hover"), ("target_text", "Delete account")]);
     assert_eq!(o.status, Status::Refused, "{}", o.text());
+    assert_eq!(o.guard, GuardDecision::Refused { rule: Rule::AmbiguousTarget }, "{}", o.text());
     assert!(o.text().contains("target one by element_id"), "{}", o.text());
     assert_eq!(fx.sim.side_effects(), effects);
     // Asked for: back to choosing one.
@@ -677,8 +681,8 @@ fn every_stop_names_a_stable_reason() {
     );
     check(&fx.call(&[("action", "click"), ("target_text", "No such words anywhere")]), Reason::NoMatch);
     check(&fx.call(&[("action", "click")]), Reason::InvalidArguments);
-    check(&fx.on("click", "Delete account", &[]), Reason::Guard("destructive_target"));
-    check(&fx.call(&[("action", "key"), ("keys", "shift+delete")]), Reason::Guard("dangerous_hotkey"));
+    check(&fx.on("click", "Delete account", &[]), Reason::Guard(Rule::DestructiveTarget));
+    check(&fx.call(&[("action", "key"), ("keys", "shift+delete")]), Reason::Guard(Rule::DangerousHotkey));
     let ok = fx.see();
     assert_eq!(ok.reason, None, "{}", ok.text());
     let mut blind =

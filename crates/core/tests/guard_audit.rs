@@ -7,7 +7,7 @@
 mod common;
 
 use common::{config, Fx};
-use handrail_core::{Engine, GuardDecision, Mode, Outcome, Status};
+use handrail_core::{Engine, GuardDecision, Mode, Outcome, Rule, Status};
 use handrail_platform::{AxHealth, Rect, Size};
 use handrail_sim::{Reaction, SimDesktop, Widget, WidgetId, WindowSpec};
 
@@ -173,7 +173,7 @@ impl Desk {
 /// Expected outcome of a row's last step.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Want {
-    Refused(&'static str),
+    Refused(Rule),
     /// Allowed, and it reached the Delete account button.
     Deletes,
     /// Allowed, and it reached the Cleanup dialog's default button.
@@ -196,22 +196,22 @@ const ROWS: &[Row] = {
     use Want::*;
     &[
         // Pointer paths to a destructive control.
-        ("click", I, NONE, OK, &[], Click("Delete account"), Refused("destructive_target")),
+        ("click", I, NONE, OK, &[], Click("Delete account"), Refused(Rule::DestructiveTarget)),
         ("click, intent", I, ASKS, OK, &[], Click("Delete account"), Deletes),
-        ("click, unattended intent", U, ASKS, OK, &[], Click("Delete account"), Refused("destructive_target")),
-        ("double click", I, NONE, OK, &[], DoubleClick("Delete account"), Refused("destructive_target")),
-        ("triple click", U, NONE, OK, &[], TripleClick("Delete account"), Refused("destructive_target")),
-        ("drag it", I, NONE, OK, &[], Drag("Delete account", "Save"), Refused("destructive_target")),
-        ("drop on it", U, NONE, OK, &[], Drag("Drag me", "Delete account"), Refused("destructive_target")),
-        ("type into it", I, NONE, OK, &[], TypeInto("Delete account", "x"), Refused("destructive_target")),
+        ("click, unattended intent", U, ASKS, OK, &[], Click("Delete account"), Refused(Rule::DestructiveTarget)),
+        ("double click", I, NONE, OK, &[], DoubleClick("Delete account"), Refused(Rule::DestructiveTarget)),
+        ("triple click", U, NONE, OK, &[], TripleClick("Delete account"), Refused(Rule::DestructiveTarget)),
+        ("drag it", I, NONE, OK, &[], Drag("Delete account", "Save"), Refused(Rule::DestructiveTarget)),
+        ("drop on it", U, NONE, OK, &[], Drag("Drag me", "Delete account"), Refused(Rule::DestructiveTarget)),
+        ("type into it", I, NONE, OK, &[], TypeInto("Delete account", "x"), Refused(Rule::DestructiveTarget)),
         // Not activations.
         ("hover", U, NONE, OK, &[], Hover("Delete account"), Harmless),
         ("right click", I, NONE, OK, &[], RightClick("Delete account"), Harmless),
         ("scroll over", U, NONE, OK, &[], ScrollOver("Delete account"), Harmless),
         // Keyboard paths: focus walks there, then an activation key or text.
-        ("tab, return", I, NONE, OK, &[Click("Save"), Key("tab")], Key("return"), Refused("destructive_target")),
+        ("tab, return", I, NONE, OK, &[Click("Save"), Key("tab")], Key("return"), Refused(Rule::DestructiveTarget)),
         ("tab, return, intent", I, ASKS, OK, &[Click("Save"), Key("tab")], Key("return"), Deletes),
-        ("tab, space", U, NONE, OK, &[Click("Save"), Key("tab")], Key("space"), Refused("destructive_target")),
+        ("tab, space", U, NONE, OK, &[Click("Save"), Key("tab")], Key("space"), Refused(Rule::DestructiveTarget)),
         (
             "tab, shift+return",
             U,
@@ -219,17 +219,17 @@ const ROWS: &[Row] = {
             OK,
             &[Click("Save"), Key("tab")],
             Key("shift+return"),
-            Refused("destructive_target"),
+            Refused(Rule::DestructiveTarget),
         ),
-        ("tab, type space", I, NONE, OK, &[Click("Save"), Key("tab")], Type(" "), Refused("destructive_target")),
-        ("tab, type newline", U, NONE, OK, &[Click("Save"), Key("tab")], Type("\n"), Refused("destructive_target")),
-        ("tab inside type", I, NONE, OK, &[Click("Save")], Type("\t "), Refused("focus_moves_while_typing")),
-        ("mnemonic", I, NONE, OK, &[TypeInto("Display name", "Ann")], Key("alt+d"), Refused("destructive_target")),
-        ("mnemonic, shifted", U, NONE, OK, &[], Key("alt+shift+d"), Refused("destructive_target")),
+        ("tab, type space", I, NONE, OK, &[Click("Save"), Key("tab")], Type(" "), Refused(Rule::DestructiveTarget)),
+        ("tab, type newline", U, NONE, OK, &[Click("Save"), Key("tab")], Type("\n"), Refused(Rule::DestructiveTarget)),
+        ("tab inside type", I, NONE, OK, &[Click("Save")], Type("\t "), Refused(Rule::FocusMovesWhileTyping)),
+        ("mnemonic", I, NONE, OK, &[TypeInto("Display name", "Ann")], Key("alt+d"), Refused(Rule::DestructiveTarget)),
+        ("mnemonic, shifted", U, NONE, OK, &[], Key("alt+shift+d"), Refused(Rule::DestructiveTarget)),
         ("mnemonic, intent", I, ASKS, OK, &[], Key("alt+d"), Deletes),
         // A binding accessibility reports in a form that cannot be read is unknown, not absent.
-        ("thai mnemonic", I, NONE, OK, &[Click("Reason")], Key("alt+ล"), Refused("destructive_target")),
-        ("thai mnemonic, unattended", U, NONE, OK, &[Click("Reason")], Key("alt+ล"), Refused("destructive_target")),
+        ("thai mnemonic", I, NONE, OK, &[Click("Reason")], Key("alt+ล"), Refused(Rule::DestructiveTarget)),
+        ("thai mnemonic, unattended", U, NONE, OK, &[Click("Reason")], Key("alt+ล"), Refused(Rule::DestructiveTarget)),
         ("other alt key", U, NONE, OK, &[], Key("alt+s"), Harmless),
         (
             "focus moved by itself",
@@ -238,7 +238,7 @@ const ROWS: &[Row] = {
             OK,
             &[Click("Save"), FocusMovesTo("Delete account")],
             Key("return"),
-            Refused("destructive_target"),
+            Refused(Rule::DestructiveTarget),
         ),
         (
             "focus moved by itself, typed",
@@ -247,7 +247,7 @@ const ROWS: &[Row] = {
             OK,
             &[Click("Save"), FocusMovesTo("Delete account")],
             Type(" "),
-            Refused("destructive_target"),
+            Refused(Rule::DestructiveTarget),
         ),
         (
             "focus moved into a password",
@@ -256,11 +256,19 @@ const ROWS: &[Row] = {
             OK,
             &[Click("Display name"), FocusMovesTo("Passcode")],
             Type("1234"),
-            Refused("password_field"),
+            Refused(Rule::PasswordField),
         ),
         // Return in a field activates the default button of its window.
-        ("return in a field", I, NONE, OK, &[TypeInto("Reason", "old")], Key("return"), Refused("destructive_target")),
-        ("newline in a field", U, NONE, OK, &[Click("Reason")], Type("old\n"), Refused("destructive_target")),
+        (
+            "return in a field",
+            I,
+            NONE,
+            OK,
+            &[TypeInto("Reason", "old")],
+            Key("return"),
+            Refused(Rule::DestructiveTarget),
+        ),
+        ("newline in a field", U, NONE, OK, &[Click("Reason")], Type("old\n"), Refused(Rule::DestructiveTarget)),
         (
             "return in a field, intent",
             I,
@@ -271,13 +279,13 @@ const ROWS: &[Row] = {
             Removes,
         ),
         // Password field: typing in every form.
-        ("type into it", I, NONE, OK, &[], TypeInto("Passcode", "12#"), Refused("password_field")),
-        ("click, type", U, NONE, OK, &[Click("Passcode")], Type("12#"), Refused("password_field")),
-        ("click, key 1", I, NONE, OK, &[Click("Passcode")], Key("1"), Refused("password_field")),
-        ("click, key shift+3", I, NONE, OK, &[Click("Passcode")], Key("shift+3"), Refused("password_field")),
-        ("click, key space", I, NONE, OK, &[Click("Passcode")], Key("space"), Refused("password_field")),
-        ("click, ctrl+v", I, NONE, OK, &[Click("Passcode")], Key("ctrl+v"), Refused("password_field")),
-        ("click, shift+insert", U, NONE, OK, &[Click("Passcode")], Key("shift+insert"), Refused("password_field")),
+        ("type into it", I, NONE, OK, &[], TypeInto("Passcode", "12#"), Refused(Rule::PasswordField)),
+        ("click, type", U, NONE, OK, &[Click("Passcode")], Type("12#"), Refused(Rule::PasswordField)),
+        ("click, key 1", I, NONE, OK, &[Click("Passcode")], Key("1"), Refused(Rule::PasswordField)),
+        ("click, key shift+3", I, NONE, OK, &[Click("Passcode")], Key("shift+3"), Refused(Rule::PasswordField)),
+        ("click, key space", I, NONE, OK, &[Click("Passcode")], Key("space"), Refused(Rule::PasswordField)),
+        ("click, ctrl+v", I, NONE, OK, &[Click("Passcode")], Key("ctrl+v"), Refused(Rule::PasswordField)),
+        ("click, shift+insert", U, NONE, OK, &[Click("Passcode")], Key("shift+insert"), Refused(Rule::PasswordField)),
         (
             "tab into it, key",
             I,
@@ -285,9 +293,9 @@ const ROWS: &[Row] = {
             OK,
             &[FocusMovesTo("Delete account"), Key("tab")],
             Key("7"),
-            Refused("password_field"),
+            Refused(Rule::PasswordField),
         ),
-        ("drop text on it", I, NONE, OK, &[], Drag("Drag me", "Passcode"), Refused("password_field")),
+        ("drop text on it", I, NONE, OK, &[], Drag("Drag me", "Passcode"), Refused(Rule::PasswordField)),
         ("backspace in it", U, NONE, OK, &[Click("Passcode")], Key("backspace"), Harmless),
         // The Delete key on a selected item deletes it (in a text field it edits text: guards.rs).
         (
@@ -297,7 +305,7 @@ const ROWS: &[Row] = {
             OK,
             &[Click("old-backup.zip")],
             Key("delete"),
-            Refused("destructive_target"),
+            Refused(Rule::DestructiveTarget),
         ),
         (
             "ctrl+delete on an item",
@@ -306,14 +314,14 @@ const ROWS: &[Row] = {
             OK,
             &[Click("old-backup.zip")],
             Key("ctrl+delete"),
-            Refused("destructive_target"),
+            Refused(Rule::DestructiveTarget),
         ),
         ("delete key on an item, intent", I, ASKS, OK, &[Click("old-backup.zip")], Key("delete"), Deletes),
         // Hotkeys and URLs, whatever the mode or intent.
-        ("shift+delete", I, ASKS, OK, &[], Key("shift+delete"), Refused("dangerous_hotkey")),
-        ("super+backspace", U, NONE, OK, &[], Key("super+backspace"), Refused("dangerous_hotkey")),
-        ("url credentials", I, NONE, OK, &[], OpenUrl("https://a:b@example.com/"), Refused("url")),
-        ("url domain", U, NONE, OK, &[], OpenUrl("https://evil.test/"), Refused("url")),
+        ("shift+delete", I, ASKS, OK, &[], Key("shift+delete"), Refused(Rule::DangerousHotkey)),
+        ("super+backspace", U, NONE, OK, &[], Key("super+backspace"), Refused(Rule::DangerousHotkey)),
+        ("url credentials", I, NONE, OK, &[], OpenUrl("https://a:b@example.com/"), Refused(Rule::Url)),
+        ("url domain", U, NONE, OK, &[], OpenUrl("https://evil.test/"), Refused(Rule::Url)),
         ("url allowed", U, NONE, OK, &[], OpenUrl("https://example.com/"), Harmless),
         ("open app", U, NONE, OK, &[], OpenApp("Calculator"), Harmless),
         // Addresses typed into the browser's address bar meet the URL rules of open_url.
@@ -324,7 +332,7 @@ const ROWS: &[Row] = {
             OK,
             &[],
             TypeInto("Address and search bar", "http://admin:hunter2@example.com/\n"),
-            Refused("url"),
+            Refused(Rule::Url),
         ),
         (
             "address, no scheme, credentials",
@@ -333,7 +341,7 @@ const ROWS: &[Row] = {
             OK,
             &[],
             TypeInto("Address and search bar", "admin:pw@example.com/\n"),
-            Refused("url"),
+            Refused(Rule::Url),
         ),
         (
             "address outside the domains",
@@ -342,7 +350,7 @@ const ROWS: &[Row] = {
             OK,
             &[],
             TypeInto("Address and search bar", "evil.test/x\n"),
-            Refused("url"),
+            Refused(Rule::Url),
         ),
         (
             "address, then return",
@@ -351,7 +359,7 @@ const ROWS: &[Row] = {
             OK,
             &[TypeInto("Address and search bar", "evil.test")],
             Key("return"),
-            Refused("url"),
+            Refused(Rule::Url),
         ),
         (
             "address, click, type",
@@ -360,7 +368,7 @@ const ROWS: &[Row] = {
             OK,
             &[Click("Address and search bar")],
             Type("file:///etc/passwd\n"),
-            Refused("url"),
+            Refused(Rule::Url),
         ),
         (
             "search from the bar",
@@ -369,14 +377,14 @@ const ROWS: &[Row] = {
             OK,
             &[],
             TypeInto("Address and search bar", "weather today\n"),
-            Refused("url"),
+            Refused(Rule::Url),
         ),
         ("allowed address", U, NONE, OK, &[], TypeInto("Address and search bar", "example.com/ok\n"), Harmless),
         ("address typed, not committed", U, NONE, OK, &[], TypeInto("Address and search bar", "evil.test"), Harmless),
         // No accessibility: where keyboard input goes is unknown.
-        ("no ax, unattended return", U, NONE, NO_AX, &[], Key("return"), Refused("unknown_receiver")),
-        ("no ax, unattended type", U, NONE, NO_AX, &[], Type("hello"), Refused("unknown_receiver")),
-        ("no ax, unattended printable", U, NONE, NO_AX, &[], Key("x"), Refused("unknown_receiver")),
+        ("no ax, unattended return", U, NONE, NO_AX, &[], Key("return"), Refused(Rule::UnknownReceiver)),
+        ("no ax, unattended type", U, NONE, NO_AX, &[], Type("hello"), Refused(Rule::UnknownReceiver)),
+        ("no ax, unattended printable", U, NONE, NO_AX, &[], Key("x"), Refused(Rule::UnknownReceiver)),
         ("no ax, unattended shortcut", U, NONE, NO_AX, &[], Key("ctrl+s"), Harmless),
         ("no ax, clicked field", U, NONE, NO_AX, &[Click("Display name")], Type("Ann"), Harmless),
         (
@@ -386,11 +394,11 @@ const ROWS: &[Row] = {
             NO_AX,
             &[Click("Display name"), Key("tab")],
             Type("x"),
-            Refused("unknown_receiver"),
+            Refused(Rule::UnknownReceiver),
         ),
         ("no ax, interactive return", I, NONE, NO_AX, &[], Key("return"), Harmless),
-        ("no ax, mnemonic read by ocr", I, NONE, NO_AX, &[], Key("alt+d"), Refused("destructive_target")),
-        ("no ax, password clicked", I, NONE, NO_AX, &[Click("Passcode")], Key("5"), Refused("password_field")),
+        ("no ax, mnemonic read by ocr", I, NONE, NO_AX, &[], Key("alt+d"), Refused(Rule::DestructiveTarget)),
+        ("no ax, password clicked", I, NONE, NO_AX, &[Click("Passcode")], Key("5"), Refused(Rule::PasswordField)),
     ]
 };
 
@@ -416,7 +424,7 @@ fn every_path_to_an_element_meets_every_guard() {
         match want {
             Want::Refused(rule) => {
                 assert_eq!(o.status, Status::Refused, "{name}: {text}");
-                assert_eq!(o.guard, GuardDecision::Refused { rule }, "{name}: {text}");
+                assert_eq!(o.guard, GuardDecision::Refused { rule: *rule }, "{name}: {text}");
                 assert_eq!(d.fx.sim.fingerprint(), before, "{name}: a refusal changed the desktop");
                 assert_eq!(d.fx.sim.side_effects(), effects, "{name}: a refusal sent input");
                 assert!(!d.deleted() && !d.removed(), "{name}: refused, yet the app acted");
@@ -503,7 +511,7 @@ fn keys_before_any_observation_are_judged_on_the_screen_as_it_is() {
     d.fx.sim.focus(delete);
     d.fx.turn(NONE, U);
     let o = d.act(Step::Key("return"));
-    assert_eq!(o.guard, GuardDecision::Refused { rule: "destructive_target" }, "{}", o.text());
+    assert_eq!(o.guard, GuardDecision::Refused { rule: Rule::DestructiveTarget }, "{}", o.text());
     assert!(o.text().contains("button \"Delete account\""), "an element without an id is named: {}", o.text());
     assert!(!d.deleted());
     let name = d.fx.sim.find("Display name").expect("the entry");
@@ -512,4 +520,21 @@ fn keys_before_any_observation_are_judged_on_the_screen_as_it_is() {
     let o = d.act(Step::Key("x"));
     assert_eq!(o.status, Status::Ok, "a known receiver is not refused: {}", o.text());
     assert_eq!(d.fx.sim.widget(name).value, "x");
+}
+
+/// Every rule a refusal can name has a row above, so a new guard comes with its audit: the rules
+/// audited elsewhere are named here with the suite that walks their paths.
+#[test]
+fn every_rule_has_a_row_or_a_suite_of_its_own() {
+    let audited_elsewhere = [
+        (Rule::TerminalCommand, "terminal_guard.rs: every split of a refused line, on a simulated terminal"),
+        (Rule::UnobservedRepeat, "engine.rs: the same action again after it changed nothing"),
+        (Rule::AmbiguousTarget, "engine.rs: a visible text that matches several targets"),
+    ];
+    for rule in Rule::ALL {
+        let rows = ROWS.iter().filter(|row| row.6 == Want::Refused(rule)).count();
+        let elsewhere = audited_elsewhere.iter().any(|(r, _)| *r == rule);
+        assert!(rows > 0 || elsewhere, "no audit row refuses by {rule}: add one to ROWS");
+        assert!(!(rows > 0 && elsewhere), "{rule} has rows here: drop it from the list of rules audited elsewhere");
+    }
 }

@@ -4,7 +4,7 @@
 mod common;
 
 use common::Fx;
-use handrail_core::{Confirm, GuardDecision, Mode, Outcome, Status};
+use handrail_core::{Confirm, GuardDecision, Mode, Outcome, Rule, Status};
 use handrail_sim::{Reaction, Widget};
 
 /// Runs `call` and checks: refused ⇒ the desktop is untouched; allowed ⇒ it acted.
@@ -158,7 +158,7 @@ fn dangerous_hotkeys_table() {
             fx.see();
             let o = expect_verdict(&mut fx, *refused, |fx| fx.call(&[("action", "key"), ("keys", keys)]));
             if *refused {
-                assert!(matches!(o.guard, GuardDecision::Refused { rule: "dangerous_hotkey" }), "{keys}");
+                assert!(matches!(o.guard, GuardDecision::Refused { rule: Rule::DangerousHotkey }), "{keys}");
             }
         }
     }
@@ -201,7 +201,7 @@ fn the_delete_key_on_a_selection_is_a_removal() {
             let (mut fx, files) = fx_for(*mode, intent, true);
             let o = expect_verdict(&mut fx, *refused, |fx| fx.call(&[("action", "key"), ("keys", keys)]));
             if *refused {
-                assert_eq!(o.guard, GuardDecision::Refused { rule: "destructive_target" }, "{keys} {intent:?}");
+                assert_eq!(o.guard, GuardDecision::Refused { rule: Rule::DestructiveTarget }, "{keys} {intent:?}");
                 assert!(o.text().contains("would delete the selected \"report.txt\""), "{}", o.text());
                 assert_ne!(fx.sim.window(files).title, "deleted");
             } else {
@@ -373,7 +373,12 @@ fn a_label_shown_only_under_the_pointer_is_judged_before_the_button_goes_down() 
             if action == "drag" { vec![("to_element_id", fx.id("Elsewhere"))] } else { Vec::new() };
         let extra: Vec<(&str, &str)> = extra.iter().map(|(k, v)| (*k, v.as_str())).collect();
         let o = fx.on(action, "Save", &extra);
-        assert_eq!(o.guard, GuardDecision::Refused { rule: "destructive_target" }, "{action} {intent}: {}", o.text());
+        assert_eq!(
+            o.guard,
+            GuardDecision::Refused { rule: Rule::DestructiveTarget },
+            "{action} {intent}: {}",
+            o.text()
+        );
         let message = o.message.clone().unwrap_or_default();
         assert!(message.contains("with the pointer on") && message.contains("\"Delete account\""), "{message}");
         assert!(message.contains("nothing was pressed"), "{message}");

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{args, Fx};
-use handrail_core::{Config, Engine, Mode, Status, Vision};
+use handrail_core::{Config, Engine, Mode, Rule, Status, Vision};
 use handrail_platform::BlockedRequest;
 use handrail_sim::{Reaction, SimCall, Widget};
 
@@ -153,7 +153,7 @@ fn a_navigation_the_proxy_did_not_stop_is_undone_and_reported() {
     fx.see();
     let o = fx.on("click", "Partner dashboard", &[]);
     assert_eq!(o.status, Status::Refused, "{}", o.text());
-    assert_eq!(o.guard, handrail_core::GuardDecision::Refused { rule: "url" });
+    assert_eq!(o.guard, handrail_core::GuardDecision::Refused { rule: Rule::Url });
     let message = o.message.clone().unwrap_or_default();
     assert!(message.contains("http://127.0.0.2:8000/dash") && message.contains("went back"), "{message}");
     // The browser itself is back where it was, and the result's observation shows that.

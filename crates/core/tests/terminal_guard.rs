@@ -5,7 +5,7 @@
 mod common;
 
 use common::{config, Fx};
-use handrail_core::{Confirm, Engine, GuardDecision, Mode, Outcome, Status};
+use handrail_core::{Confirm, Engine, GuardDecision, Mode, Outcome, Rule, Status};
 use handrail_platform::{Rect, Size};
 use handrail_sim::{SimDesktop, Widget, WidgetId, WindowSpec};
 use proptest::prelude::*;
@@ -69,7 +69,7 @@ impl Term {
     }
 }
 
-fn refused(o: &Outcome, rule: &str) {
+fn refused(o: &Outcome, rule: Rule) {
     assert_eq!(o.status, Status::Refused, "{}", o.text());
     assert!(matches!(o.guard, GuardDecision::Refused { rule: r } if r == rule), "{}", o.text());
 }
@@ -94,7 +94,7 @@ fn destructive_commands_never_run_unattended() {
             "bash -c 'rm -rf /tmp/victim'",
         ] {
             let o = t.typ(&format!("{line}\n"));
-            refused(&o, "terminal_command");
+            refused(&o, Rule::TerminalCommand);
             assert!(o.message.as_deref().unwrap_or_default().contains("in the terminal"), "{}", o.text());
             assert_eq!(t.line(), "", "{kind:?} {line}: nothing may be typed when a line is refused");
             assert!(t.ran().is_empty(), "{kind:?} {line}: ran {:?}", t.ran());
@@ -118,9 +118,9 @@ fn a_command_split_over_calls_is_judged_when_it_would_run() {
         allowed(&t.typ(" /tmp/vic"));
         allowed(&t.typ("tim"));
         for commit in ["return", "ctrl+m", "ctrl+j", "enter"] {
-            refused(&t.key(commit), "terminal_command");
+            refused(&t.key(commit), Rule::TerminalCommand);
         }
-        refused(&t.typ("\n"), "terminal_command");
+        refused(&t.typ("\n"), Rule::TerminalCommand);
         assert_eq!(t.line(), "rm -rf /tmp/victim", "{kind:?}");
         assert!(t.ran().is_empty());
         // Cleared, the line is harmless again.
@@ -139,18 +139,18 @@ fn edits_the_engine_cannot_follow_are_read_back_from_the_screen() {
         allowed(&t.key("tab"));
         assert_eq!(t.line(), "rm -rf /tmp/victim/");
         t.fx.see();
-        refused(&t.key("return"), "terminal_command");
+        refused(&t.key("return"), Rule::TerminalCommand);
         assert!(t.ran().is_empty());
 
         // A line typed by someone else before handrail looked is read from the screen.
         let mut t = term(kind, Mode::Unattended, DISK);
         t.fx.sim.set_value(t.shell, "rm -rf /tmp/victim");
         t.fx.see();
-        refused(&t.key("return"), "terminal_command");
+        refused(&t.key("return"), Rule::TerminalCommand);
         // And completed by the agent: the screen shows the beginning, the agent typed the end.
         t.fx.sim.set_value(t.shell, "rm");
         t.fx.see();
-        refused(&t.typ(" -rf /tmp/victim\n"), "terminal_command");
+        refused(&t.typ(" -rf /tmp/victim\n"), Rule::TerminalCommand);
         assert!(t.ran().is_empty(), "{kind:?} ran {:?}", t.ran());
     }
 }
@@ -169,7 +169,7 @@ fn a_command_name_typed_at_the_start_after_a_caret_move_is_judged() {
         t.fx.sim.set_value(t.shell, "$R -rf /tmp/victim");
         t.fx.see();
         let o = t.key("return");
-        refused(&o, "terminal_command");
+        refused(&o, Rule::TerminalCommand);
         assert!(o.text().contains("unknown until run"), "{}", o.text());
         assert_eq!(t.ran(), ["R=rm"], "{kind:?}");
     }
@@ -190,7 +190,7 @@ fn a_line_nobody_can_read_is_not_run_unattended() {
     t.fx.sim.set_ocr_available(false);
     t.fx.see();
     let o = t.key("return");
-    refused(&o, "terminal_command");
+    refused(&o, Rule::TerminalCommand);
     assert!(o.message.as_deref().unwrap_or_default().contains("cannot be read"), "{}", o.text());
     // A whole line typed by the agent is known without reading anything.
     allowed(&t.key("ctrl+c"));
@@ -217,19 +217,19 @@ fn an_open_terminal_prompt_is_known_empty() {
     allowed(&fx.call(&[("action", "open_app"), ("app", "XTerm")]));
     // No accessibility, no OCR: only because handrail opened it does it know the prompt is empty.
     allowed(&fx.call(&[("action", "type"), ("text", "df -h\n")]));
-    refused(&fx.call(&[("action", "type"), ("text", "rm -rf /tmp/victim\n")]), "terminal_command");
+    refused(&fx.call(&[("action", "type"), ("text", "rm -rf /tmp/victim\n")]), Rule::TerminalCommand);
 }
 
 #[test]
 fn pastes_and_password_prompts_in_a_terminal_are_refused() {
     let mut t = term(Kind::Accessible, Mode::Interactive, DISK);
     for paste in ["ctrl+shift+v", "shift+insert"] {
-        refused(&t.key(paste), "terminal_command");
+        refused(&t.key(paste), Rule::TerminalCommand);
     }
     t.fx.sim.set_value(t.shell, "[sudo] password for ann:");
     t.fx.see();
-    refused(&t.typ("hunter2\n"), "password_field");
-    refused(&t.key("h"), "password_field");
+    refused(&t.typ("hunter2\n"), Rule::PasswordField);
+    refused(&t.key("h"), Rule::PasswordField);
 }
 
 struct Answer(Option<bool>, std::sync::Arc<std::sync::Mutex<Vec<String>>>);
@@ -251,7 +251,7 @@ fn interactive_removal_follows_the_request_or_the_person() {
     assert_eq!(t.ran(), ["rm -rf /tmp/victim"]);
     // Catastrophic whatever the request says.
     t.fx.see();
-    refused(&t.typ("rm -rf ~\n"), "terminal_command");
+    refused(&t.typ("rm -rf ~\n"), Rule::TerminalCommand);
 
     // Not backed: refused, or asked; the person's answer decides.
     for (answer, runs) in [(None, false), (Some(false), false), (Some(true), true)] {
@@ -263,7 +263,7 @@ fn interactive_removal_follows_the_request_or_the_person() {
             allowed(&o);
             assert!(matches!(o.guard, GuardDecision::AllowedByPerson { .. }), "{}", o.text());
         } else {
-            refused(&o, "terminal_command");
+            refused(&o, Rule::TerminalCommand);
         }
         assert_eq!(t.ran().len(), usize::from(runs), "{answer:?}");
         let asked = asked.lock().expect("questions");
@@ -373,7 +373,7 @@ proptest! {
             match o.status {
                 Status::Refused => {
                     refusals += 1;
-                    prop_assert_eq!(&o.guard, &GuardDecision::Refused { rule: "terminal_command" }, "{}", o.text());
+                    prop_assert_eq!(&o.guard, &GuardDecision::Refused { rule: Rule::TerminalCommand }, "{}", o.text());
                 }
                 Status::Ok => {}
                 // As a careful agent does (and must, before sending the same input again).
@@ -410,7 +410,7 @@ fn commands_reaching_hosts_outside_the_allowed_domains_are_refused() {
     {
         let o = t.typ(&format!("{line}\n"));
         assert_eq!(o.status, Status::Refused, "{}", o.text());
-        assert!(matches!(o.guard, GuardDecision::Refused { rule: "url" }), "{}", o.text());
+        assert!(matches!(o.guard, GuardDecision::Refused { rule: Rule::Url }), "{}", o.text());
     }
     allowed(&t.typ("curl -s https://example.com/\n"));
     assert_eq!(t.ran(), ["curl -s https://example.com/"]);
@@ -424,7 +424,7 @@ fn writing_over_a_file_is_judged_by_what_the_terminals_shell_finds() {
         // Nothing can be told: a write that may replace a file is destructive, askable interactively.
         let mut t = term(kind, Mode::Interactive, DISK);
         let o = t.typ("df -h > usage.txt\n");
-        refused(&o, "terminal_command");
+        refused(&o, Rule::TerminalCommand);
         let message = o.message.as_deref().unwrap_or_default();
         assert!(message.contains("whether \"usage.txt\" exists cannot be checked"), "{message}");
         assert!(t.ran().is_empty());
@@ -437,20 +437,20 @@ fn writing_over_a_file_is_judged_by_what_the_terminals_shell_finds() {
             allowed(&t.typ("df -h > usage.txt\n"));
             t.fx.see();
             let o = t.typ("df -h > notes.txt\n");
-            refused(&o, "terminal_command");
+            refused(&o, Rule::TerminalCommand);
             assert!(o.message.as_deref().unwrap_or_default().contains("\"notes.txt\" exists"), "{}", o.text());
             t.fx.see();
-            refused(&t.typ("date | tee /tmp/notes.txt\n"), "terminal_command");
+            refused(&t.typ("date | tee /tmp/notes.txt\n"), Rule::TerminalCommand);
             t.fx.see();
-            refused(&t.typ("cp usage.txt notes.txt\n"), "terminal_command");
+            refused(&t.typ("cp usage.txt notes.txt\n"), Rule::TerminalCommand);
             t.fx.see();
             allowed(&t.typ("cp notes.txt copy.txt\n"));
             t.fx.see();
             // A cd earlier in the line, or in an earlier line of the same input: which usage.txt is
             // meant cannot be told. Nothing of that input runs.
-            refused(&t.typ("cd /srv && df -h > usage.txt\n"), "terminal_command");
+            refused(&t.typ("cd /srv && df -h > usage.txt\n"), Rule::TerminalCommand);
             t.fx.see();
-            refused(&t.typ("cd /srv\ndf -h > usage.txt\n"), "terminal_command");
+            refused(&t.typ("cd /srv\ndf -h > usage.txt\n"), Rule::TerminalCommand);
             t.fx.see();
             allowed(&t.typ("cd /srv\ndf -h > /tmp/usage.txt\n"));
             assert_eq!(

@@ -7,7 +7,7 @@
 
 use handrail_core::diff::{ElementRef as CoreRef, SemanticDiff, StateChange as CoreStateChange, VisualDiff};
 use handrail_core::observation::{Element as CoreElement, Observation as CoreObservation, Source};
-use handrail_core::{ExpectOutcome, GuardDecision, Outcome, Reason, Status, TypingCheck};
+use handrail_core::{ExpectOutcome, GuardDecision, Outcome, Reason, Rule, Status, TypingCheck};
 use handrail_platform::{AxHealth, BlockedRequest, OcrHealth, Rect};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -60,7 +60,7 @@ pub enum Guard {
     /// A destructive target the person allowed when asked.
     AllowedByPerson { marker: String },
     /// Refused by `rule` (a stable code, as in `reason`).
-    Refused { rule: String },
+    Refused { rule: RuleCode },
     /// The call stopped before the guards (gate, arguments, budgets, staleness, targets).
     NotReached,
 }
@@ -71,8 +71,49 @@ impl From<&GuardDecision> for Guard {
             GuardDecision::Passed => Guard::Passed,
             GuardDecision::AllowedByIntent { marker } => Guard::AllowedByIntent { marker: marker.clone() },
             GuardDecision::AllowedByPerson { marker } => Guard::AllowedByPerson { marker: marker.clone() },
-            GuardDecision::Refused { rule } => Guard::Refused { rule: (*rule).to_string() },
+            GuardDecision::Refused { rule } => Guard::Refused { rule: RuleCode::from(*rule) },
             GuardDecision::NotReached => Guard::NotReached,
+        }
+    }
+}
+
+/// The rule a refusal names: every code a guard can refuse by, and nothing else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RuleCode {
+    /// A removal the user's request does not ask for (a click, drag, drop, activation key, or Delete
+    /// on a selection).
+    DestructiveTarget,
+    /// A key combination that deletes permanently or ends the session.
+    DangerousHotkey,
+    /// Characters into a password field.
+    PasswordField,
+    /// A Tab inside typed text.
+    FocusMovesWhileTyping,
+    /// A line a terminal would run that the request does not back.
+    TerminalCommand,
+    /// Keyboard input, with nobody watching, whose receiver cannot be told.
+    UnknownReceiver,
+    /// An address outside the URL rules.
+    Url,
+    /// The same action again after it changed nothing, without looking first.
+    UnobservedRepeat,
+    /// A visible text that matches several targets.
+    AmbiguousTarget,
+}
+
+impl From<Rule> for RuleCode {
+    fn from(rule: Rule) -> Self {
+        match rule {
+            Rule::DestructiveTarget => RuleCode::DestructiveTarget,
+            Rule::DangerousHotkey => RuleCode::DangerousHotkey,
+            Rule::PasswordField => RuleCode::PasswordField,
+            Rule::FocusMovesWhileTyping => RuleCode::FocusMovesWhileTyping,
+            Rule::TerminalCommand => RuleCode::TerminalCommand,
+            Rule::UnknownReceiver => RuleCode::UnknownReceiver,
+            Rule::Url => RuleCode::Url,
+            Rule::UnobservedRepeat => RuleCode::UnobservedRepeat,
+            Rule::AmbiguousTarget => RuleCode::AmbiguousTarget,
         }
     }
 }

@@ -85,3 +85,63 @@ fn the_output_schema_describes_the_result_and_is_an_object() {
     let image = handrail_wire::schema::read_image_result();
     assert_eq!(image.get("type").and_then(|t| t.as_str()), Some("object"));
 }
+
+/// The output schema lists every rule a refusal can name, spelled as the engine spells it, and no
+/// other: a client can match on `guard.rule` exhaustively.
+#[test]
+fn the_schema_lists_every_guard_rule_and_only_those() {
+    use handrail_core::Rule;
+    use handrail_wire::result::RuleCode;
+    let schema = serde_json::to_string(&handrail_wire::schema::computer_result()).expect("schema as JSON");
+    let mut listed: Vec<String> = Vec::new();
+    for rule in Rule::ALL {
+        let code = serde_json::to_value(RuleCode::from(rule)).expect("a code");
+        assert_eq!(code.as_str(), Some(rule.as_str()), "{rule:?}");
+        assert!(schema.contains(&format!("\"{}\"", rule.as_str())), "the schema lists {}", rule.as_str());
+        listed.push(rule.as_str().to_string());
+    }
+    // The rule's enum in the schema holds exactly those codes.
+    let value = serde_json::Value::Object(handrail_wire::schema::computer_result());
+    let mut enums: Vec<Vec<String>> = Vec::new();
+    collect_enums(&value, &mut enums);
+    listed.sort();
+    assert!(
+        enums.iter().any(|e| {
+            let mut e = e.clone();
+            e.sort();
+            e == listed
+        }) || {
+            // schemars may spell a documented unit enum as one `const` per variant under `oneOf`.
+            let mut consts: Vec<String> = Vec::new();
+            collect_consts(&value, &mut consts);
+            listed.iter().all(|c| consts.contains(c))
+        },
+        "no enum of exactly the rule codes in the schema: {enums:?}"
+    );
+}
+
+fn collect_enums(v: &serde_json::Value, out: &mut Vec<Vec<String>>) {
+    match v {
+        serde_json::Value::Object(map) => {
+            if let Some(serde_json::Value::Array(items)) = map.get("enum") {
+                out.push(items.iter().filter_map(|i| i.as_str().map(String::from)).collect());
+            }
+            map.values().for_each(|x| collect_enums(x, out));
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|x| collect_enums(x, out)),
+        _ => {}
+    }
+}
+
+fn collect_consts(v: &serde_json::Value, out: &mut Vec<String>) {
+    match v {
+        serde_json::Value::Object(map) => {
+            if let Some(serde_json::Value::String(c)) = map.get("const") {
+                out.push(c.clone());
+            }
+            map.values().for_each(|x| collect_consts(x, out));
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|x| collect_consts(x, out)),
+        _ => {}
+    }
+}

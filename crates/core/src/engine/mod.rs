@@ -36,6 +36,7 @@ mod look;
 mod observe;
 mod pipeline;
 mod recheck;
+mod rules;
 mod settle;
 mod stop;
 mod summary;

@@ -16,6 +16,7 @@ use crate::diff::attribution::{place, Placement, Scene as AttributionScene};
 use crate::diff::{SemanticDiff, StateView, VisualDiff};
 use crate::guard::effect::keeps_focus;
 use crate::guard::terminal::{is_terminal_element, PendingLine, TerminalId};
+use crate::guard::Rule;
 use crate::observation::{Element, FrontWindow, Observation};
 use crate::outcome::{Changes, Outcome, Reason, Status, TypingCheck};
 use crate::request::{Command, InspectSubject, PointerKind, Request};
@@ -98,8 +99,7 @@ impl Engine {
         // An action that changed nothing is not repeated blindly.
         let signature = signature(request);
         if self.session.unchanged.as_ref() == Some(&signature) {
-            return Err(Stop::refused(
-                "unobserved_repeat",
+            return Err(Stop::refused(Rule::UnobservedRepeat,
                 "this same action changed nothing last time; observe first (see or inspect), find the target again, then retry",
             ));
         }

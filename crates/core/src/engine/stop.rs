@@ -1,5 +1,6 @@
 //! Every way a call ends before it acts, as one value, and the one place it becomes a result.
 
+use crate::guard::Rule;
 use crate::ids::ObservationId;
 use crate::outcome::{GuardDecision, Outcome, Reason, Status, Timings};
 use crate::render::Listing;
@@ -18,7 +19,7 @@ impl Stop {
     }
 
     /// A guard's refusal by `rule`.
-    pub fn refused(rule: &'static str, message: impl Into<String>) -> Stop {
+    pub fn refused(rule: Rule, message: impl Into<String>) -> Stop {
         Stop::new(Reason::Guard(rule), message)
     }
 
@@ -27,7 +28,7 @@ impl Stop {
     pub fn into_outcome(self, action: Option<ActionKind>, summary: String, latest: Option<ObservationId>) -> Outcome {
         let guard = match self.reason {
             Reason::Guard(rule) => GuardDecision::Refused { rule },
-            Reason::AmbiguousTarget => GuardDecision::Refused { rule: Reason::AmbiguousTarget.as_str() },
+            Reason::AmbiguousTarget => GuardDecision::Refused { rule: Rule::AmbiguousTarget },
             _ => GuardDecision::NotReached,
         };
         let mut o = blank(self.reason.status(), action, summary, latest);

@@ -3,6 +3,7 @@
 
 use super::stop::Stop;
 use super::{Aim, Engine};
+use crate::guard::Rule;
 use crate::guard::{check_destructive, DestructiveVerdict};
 use crate::observation::{Element, Observation, Source};
 use crate::outcome::Reason;
@@ -69,7 +70,7 @@ impl Engine {
         // Ambiguous, but pressing any of them would be refused: say the guard's reason, not "choose one".
         if let Some(reason) = (activates && found.len() > 1).then(|| self.every_one_refused(&found, text)).flatten() {
             return Err(Stop::refused(
-                "destructive_target",
+                Rule::DestructiveTarget,
                 format!(
                     "{reason}; the text {} matches {} elements in {} and this holds for every one of them, so choosing \
                      one by element_id would be refused too",

@@ -19,6 +19,7 @@ use handrail_platform::{KeyCombo, Role, States};
 use super::observe::observe;
 use super::Engine;
 use crate::guard::navigation::{is_address_bar, visited_refusal};
+use crate::guard::Rule;
 use crate::keys::parse_key_combo;
 use crate::observation::{Element, Observation};
 use crate::outcome::{GuardDecision, Outcome, Status};
@@ -89,7 +90,7 @@ impl Engine {
             Err(e) => format!("undoing it failed: {e}"),
         };
         outcome.status = Status::Refused;
-        outcome.guard = GuardDecision::Refused { rule: "url" };
+        outcome.guard = GuardDecision::Refused { rule: Rule::Url };
         outcome.message = Some(format!(
             "the action took the browser to {}: {why}; {result}. The request reached that site before it could be \
              undone; do not follow links or forms that leave the allowed domains",

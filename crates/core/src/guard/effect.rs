@@ -39,6 +39,9 @@ use crate::request::{Command, PointerKind};
 pub enum Effect {
     /// Operates it as a click would.
     Activates,
+    /// Receives what a drag drops onto it (a file dropped on a Trash icon, a card on a "Delete" zone):
+    /// judged by its label like an activation, and kept apart so a refusal says what happened.
+    DropsOnto,
     /// Puts characters into it.
     EntersText,
     /// Commits the line it holds: Return (or a typed newline) in a browser's address bar, which
@@ -180,7 +183,7 @@ pub fn effects<'a>(command: &Command, targets: &[&'a Element], scene: &Scene<'a>
                 out.reach(from, Effect::Activates, "drag".into(), true);
             }
             if let Some(to) = targets.get(1) {
-                out.reach(to, Effect::Activates, "drop onto".into(), true);
+                out.reach(to, Effect::DropsOnto, "drop onto".into(), true);
                 if is_password_like(to) {
                     out.reach(to, Effect::EntersText, "drop text onto".into(), true);
                 }
@@ -659,7 +662,7 @@ mod tests {
         };
         assert_eq!(
             reached(&drag, &[&els[0], &els[1]], &s),
-            vec![(1, Effect::Activates), (2, Effect::Activates), (2, Effect::EntersText)]
+            vec![(1, Effect::Activates), (2, Effect::DropsOnto), (2, Effect::EntersText)]
         );
     }
 

@@ -14,6 +14,7 @@
 //! - [`password`]: typing into password fields (§5.6).
 //! - [`url`]: `open_url` credentials, schemes and allowed domains (§5.8).
 //! - [`navigation`]: addresses committed in a browser's address bar, judged by the same URL rules.
+//! - [`rule`]: the closed set of rule codes a refusal names.
 
 pub mod command;
 pub mod destructive;
@@ -21,6 +22,7 @@ pub mod effect;
 pub mod hotkey;
 pub mod navigation;
 pub mod password;
+pub mod rule;
 pub mod terminal;
 pub mod url;
 
@@ -36,4 +38,5 @@ pub use self::destructive::{
 pub use self::effect::{effects, Effect, InputEffects, Reach, Scene};
 pub use self::hotkey::hotkey_refusal;
 pub use self::password::{is_password_field, password_marker, PASSWORD_REFUSAL};
+pub use self::rule::Rule;
 pub use self::url::{vet_url, UrlPolicy, UrlRefusal, CREDENTIALS_REFUSAL, MAX_URL_LEN};
