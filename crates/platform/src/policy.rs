@@ -48,6 +48,9 @@ pub struct KeyPolicy {
     pub select_all: KeyCombo,
     /// Combinations that destroy data or end the session, first match wins: always refused.
     pub dangerous: Vec<KeyRule>,
+    /// Keys that delete what is selected in a list, tree, table, icon view or mail list (on a receiver
+    /// that takes no text, where they remove characters instead): judged as removals.
+    pub delete_selection: Vec<KeyRule>,
 }
 
 const NO_MODIFIERS: Modifiers = Modifiers { ctrl: false, alt: false, shift: false, super_key: false };
@@ -111,6 +114,9 @@ impl KeyPolicy {
                 rule(&[Key::PageUp, Key::PageDown], CTRL_ALT_SHIFT, "restarts or shuts down without confirmation"),
                 rule(VT_KEYS, CTRL_ALT, "switches to a text console, leaving the desktop"),
             ],
+            // Delete with any modifiers: file managers, mail clients and web lists delete what is
+            // selected (ctrl: some file managers' move to Trash).
+            delete_selection: vec![rule(&[Key::Delete], NO_MODIFIERS, "deletes what is selected")],
         }
     }
 
@@ -130,12 +136,20 @@ impl KeyPolicy {
                 rule(&[Key::Char('q')], SUPER_CTRL, "locks the screen"),
                 rule(&[Key::Char('q')], SUPER_SHIFT, "logs out"),
             ],
+            // The Mac's delete key is backspace: Mail and Finder's lists delete what is selected with it
+            // (and forward delete), with or without cmd.
+            delete_selection: vec![rule(&[Key::Delete, Key::Backspace], NO_MODIFIERS, "deletes what is selected")],
         }
     }
 
     /// What `combo` would destroy or end, when it is a dangerous hotkey here.
     pub fn dangerous(&self, combo: &KeyCombo) -> Option<&'static str> {
         self.dangerous.iter().find(|r| r.matches(combo)).map(|r| r.does)
+    }
+
+    /// Whether `combo`, on a receiver that takes no text, deletes what is selected there.
+    pub fn deletes_selection(&self, combo: &KeyCombo) -> bool {
+        self.delete_selection.iter().any(|r| r.matches(combo))
     }
 
     /// Whether `combo` pastes the clipboard here.
@@ -193,5 +207,18 @@ mod tests {
         assert!(p.dangerous(&combo(SUPER, Key::Backspace)).is_some());
         assert!(p.dangerous(&combo(SHIFT, Key::Delete)).is_none(), "forward-delete text on a Mac");
         assert_eq!(p.select_all, combo(SUPER, Key::Char('a')));
+        assert!(p.deletes_selection(&combo(NO_MODIFIERS, Key::Backspace)), "Mail deletes a message with it");
+        assert!(p.deletes_selection(&combo(SUPER, Key::Delete)));
+        assert!(!p.deletes_selection(&combo(SUPER, Key::Char('d'))));
+    }
+
+    #[test]
+    fn on_linux_delete_with_any_modifiers_deletes_a_selection_and_backspace_does_not() {
+        let p = KeyPolicy::linux();
+        for mods in [NO_MODIFIERS, CTRL, SHIFT, ALT, CTRL_ALT] {
+            assert!(p.deletes_selection(&combo(mods, Key::Delete)), "{}", combo(mods, Key::Delete));
+        }
+        assert!(!p.deletes_selection(&combo(NO_MODIFIERS, Key::Backspace)));
+        assert!(!p.deletes_selection(&combo(NO_MODIFIERS, Key::Char('d'))));
     }
 }

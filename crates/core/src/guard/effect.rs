@@ -325,7 +325,7 @@ fn key<'a>(out: &mut InputEffects<'a>, combo: &KeyCombo, scene: &Scene<'a>) {
         out.terminal = Some(TerminalReach { element: term, how: format!("press {combo} in the terminal") });
         return;
     }
-    let deletes = deletes_selection(combo);
+    let deletes = scene.keys.deletes_selection(combo);
     let Some(element) = to.element() else {
         if activation || printable || deletes {
             out.unknown_receiver = Some(unknown_why(scene));
@@ -358,12 +358,6 @@ fn key<'a>(out: &mut InputEffects<'a>, combo: &KeyCombo, scene: &Scene<'a>) {
 /// Return or space, with any modifiers: what activates a focused control.
 pub fn is_activation_key(combo: &KeyCombo) -> bool {
     matches!(combo.key, Key::Return | Key::Space)
-}
-
-/// The Delete key, with any modifiers: on a selection it deletes (shift: permanently, which the hotkey
-/// rule refuses anyway; ctrl: some file managers' move to Trash).
-pub fn deletes_selection(combo: &KeyCombo) -> bool {
-    combo.key == Key::Delete
 }
 
 /// Where Delete removes characters rather than what is selected.
@@ -714,5 +708,27 @@ mod tests {
         // A control drawn over the terminal keeps the keyboard itself; text elsewhere is no terminal.
         assert_eq!(terminal_after_click(3), None);
         assert_eq!(terminal_after_click(4), None);
+    }
+
+    #[test]
+    fn the_keys_that_delete_a_selection_are_the_platforms() {
+        let els = [
+            el(1, Role::ListItem, "report.txt", States::FOCUSED | States::SELECTED),
+            el(2, Role::Entry, "Name", States::EDITABLE),
+        ];
+        let mac = KeyPolicy::macos();
+        let on_mac = Scene { keys: &mac, ..scene(&els, Some(0)) };
+        let on_linux = scene(&els, Some(0));
+        let deletes = vec![(1, Effect::DeletesSelection)];
+        assert_eq!(reached(&key_cmd("delete"), &[], &on_linux), deletes);
+        assert_eq!(reached(&key_cmd("ctrl+delete"), &[], &on_linux), deletes);
+        assert_eq!(reached(&key_cmd("backspace"), &[], &on_linux), vec![]);
+        // A Mac's delete key is backspace: Mail and Finder delete the selected item with it.
+        assert_eq!(reached(&key_cmd("backspace"), &[], &on_mac), deletes);
+        assert_eq!(reached(&key_cmd("delete"), &[], &on_mac), deletes);
+        // In a field it deletes characters, on either.
+        let in_field = scene(&els, Some(1));
+        assert_eq!(reached(&key_cmd("delete"), &[], &in_field), vec![]);
+        assert_eq!(reached(&key_cmd("backspace"), &[], &Scene { keys: &mac, ..scene(&els, Some(1)) }), vec![]);
     }
 }
