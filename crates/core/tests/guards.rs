@@ -420,3 +420,44 @@ fn a_harmless_hover_reaction_lets_the_press_through() {
     assert_eq!(o.guard, GuardDecision::Passed, "{}", o.text());
     assert_eq!(fx.sim.widget(status).label, "following");
 }
+
+/// The same lure in an app accessibility knows nothing of: the target was found by OCR, so what it
+/// shows under the pointer is read again by OCR before the press; a harmless hover reaction there is
+/// judged too and lets the press through, not taken for a stale target.
+#[test]
+fn a_label_read_only_by_ocr_is_read_again_when_the_pointer_arrives() {
+    use std::time::Duration;
+    let mut fx = Fx::empty();
+    let w = fx.win;
+    let status = fx.sim.add_widget(w, Widget::text("").key("status").at(130, 640, 300, 20));
+    fx.sim.add_widget(
+        w,
+        Widget::button("Keep draft")
+            .key("lure")
+            .ax_hidden()
+            .at(130, 140, 220, 30)
+            .on_hover(Reaction::set_label("lure", "Delete account").after(Duration::from_millis(20)))
+            .on_click(Reaction::set_label(status, "account deleted")),
+    );
+    fx.sim.add_widget(
+        w,
+        Widget::button("Follow")
+            .key("follow")
+            .ax_hidden()
+            .at(130, 240, 220, 30)
+            .on_hover(Reaction::set_label("follow", "Follow Ann").after(Duration::from_millis(20)))
+            .on_click(Reaction::set_label(status, "following")),
+    );
+    fx.turn("keep my draft and follow Ann", Mode::Unattended);
+    fx.see();
+    let lure = fx.engine.latest().and_then(|o| o.elements.iter().find(|e| e.label == "Keep draft").cloned());
+    assert!(lure.is_some_and(|e| !e.source.has_ax()), "found by OCR alone");
+    let o = fx.on("click", "Keep draft", &[]);
+    assert_eq!(o.guard, GuardDecision::Refused { rule: Rule::DestructiveTarget }, "{}", o.text());
+    assert!(o.text().contains("with the pointer on"), "{}", o.text());
+    assert_eq!(fx.sim.widget(status).label, "", "the app received the press");
+    fx.see();
+    let o = fx.on("click", "Follow", &[]);
+    assert_eq!(o.status, Status::Ok, "{}", o.text());
+    assert_eq!(fx.sim.widget(status).label, "following");
+}

@@ -82,12 +82,20 @@ impl Engine {
         aims: &[Aim],
         latest: &Observation,
         probe: &Probe,
+        saw_change: bool,
         judged: Judged,
     ) -> Result<Judged, Stop> {
         let Some(aim) = aims.first() else { return Ok(judged) };
         let at = latest.to_image(aim.point);
-        let changed: Vec<Element> =
+        let mut changed: Vec<Element> =
             changed_under(at, aim.element.owner, &latest.elements, &probe.elements).into_iter().cloned().collect();
+        // Accessibility knows nothing of a target only OCR found: when its pixels changed as the
+        // pointer arrived, it is read again.
+        if saw_change && aim.element.source == Source::Ocr {
+            if let Some(now) = self.read_again_by_ocr(&aim.element) {
+                changed.push(now);
+            }
+        }
         if changed.is_empty() {
             return Ok(judged);
         }
@@ -126,6 +134,31 @@ impl Engine {
             })?;
         }
         Ok(now.keeping_record_of(judged))
+    }
+}
+
+impl Engine {
+    /// `target` (found by OCR alone) as the screen shows it now, when its text reads differently; `None`
+    /// when it reads the same or cannot be read (no OCR, a failed capture: it is then judged as it was
+    /// observed).
+    fn read_again_by_ocr(&self, target: &Element) -> Option<Element> {
+        let d = &self.desktop;
+        if !d.ocr.available() {
+            return None;
+        }
+        let frame = d.screen.capture(None, self.config.max_image).ok()?;
+        // A little around it: a label that grew on hover spills past the observed box.
+        let pad = (target.bounds.height / 2).max(4);
+        let area = handrail_platform::Rect::new(
+            target.bounds.x - pad as i32,
+            target.bounds.y - pad as i32,
+            target.bounds.width + 2 * pad,
+            target.bounds.height + 2 * pad,
+        );
+        let lines = d.ocr.recognize(&frame, Some(area)).ok()?;
+        let text = lines.iter().map(|l| l.text.trim()).filter(|t| !t.is_empty()).collect::<Vec<_>>().join(" ");
+        (!text.is_empty() && normalize(&text) != normalize(&target.label))
+            .then(|| Element { label: text, ..target.clone() })
     }
 }
 

@@ -13,11 +13,11 @@ use super::stop::Stop;
 use super::summary::{signature, summarize, Signature};
 use super::{Aim, Engine};
 use crate::diff::attribution::{place, Placement, Scene as AttributionScene};
-use crate::diff::{SemanticDiff, StateView, VisualDiff};
+use crate::diff::{SemanticDiff, StateView, Thumbnail, VisualDiff};
 use crate::guard::effect::keeps_focus;
 use crate::guard::terminal::{is_terminal_element, PendingLine, TerminalId};
 use crate::guard::Rule;
-use crate::observation::{Element, FrontWindow, Observation};
+use crate::observation::{Element, FrontWindow, Observation, Source};
 use crate::outcome::{Changes, Outcome, Reason, Status, TypingCheck};
 use crate::request::{Command, InspectSubject, PointerKind, Request};
 use crate::turn::TurnSource;
@@ -118,13 +118,24 @@ impl Engine {
 
         // A press goes where the pointer already is: it arrives first, and the app's reaction to it
         // (a label shown only under the pointer) is in the look below.
-        let arrived = match press_point(&request.command, &aims) {
-            Some(point) => match arrive(&self.desktop, point) {
-                Ok(_) => true,
+        // A target known only by its pixels is re-checked against the screen before the hover.
+        let pixels_only = aims.iter().any(|a| !a.element.source.has_ax() && a.element.source != Source::Window);
+        let unhovered = match press_point(&request.command, &aims).filter(|_| pixels_only) {
+            Some(_) => match self.desktop.screen.capture(None, self.config.max_image) {
+                Ok(frame) => Some(Thumbnail::of(&frame)),
                 Err(e) => return self.platform_error(action, summary, e),
             },
-            None => false,
+            None => None,
         };
+        // Whether the pointer arrived, and whether the screen changed when it did.
+        let arrival = match press_point(&request.command, &aims) {
+            Some(point) => match arrive(&self.desktop, point) {
+                Ok(saw_change) => Some(saw_change),
+                Err(e) => return self.platform_error(action, summary, e),
+            },
+            None => None,
+        };
+        let arrived = arrival.is_some();
         // Probe: what is there right now, to re-check the target and to diff against.
         let probe = match self.probe() {
             Ok(p) => p,
@@ -132,14 +143,14 @@ impl Engine {
         };
         let mut judged = judged;
         if let Some(latest) = self.session.latest.clone() {
-            if arrived {
-                judged = match self.judge_on_arrival(request, &aims, &latest, &probe, judged) {
+            if let Some(saw_change) = arrival {
+                judged = match self.judge_on_arrival(request, &aims, &latest, &probe, saw_change, judged) {
                     Ok(j) => j,
                     Err(stop) => return stop.into_outcome(Some(action), summary, self.latest_id()),
                 };
             }
             for aim in &mut aims {
-                if let Err(why) = recheck(aim, &latest, &probe, arrived) {
+                if let Err(why) = recheck(aim, &latest, &probe, arrived, unhovered.as_ref()) {
                     self.session.unchanged = None;
                     return match self.fresh(None) {
                         Ok(fresh) => {

@@ -56,7 +56,15 @@ impl Engine {
 /// Checks the target is still where the observation said; updates its point when it drifted slightly.
 /// `arrived`: the pointer is on the target already, and a label that changed under it was judged
 /// then (see `arrival`), so the same control in the same place with another label is still the target.
-pub(super) fn recheck(aim: &mut Aim, latest: &Observation, probe: &Probe, arrived: bool) -> Result<(), String> {
+/// `unhovered`: the screen as it was before the pointer arrived, where a target known only by its
+/// pixels is compared (the hover reaction would count as a change of its own).
+pub(super) fn recheck(
+    aim: &mut Aim,
+    latest: &Observation,
+    probe: &Probe,
+    arrived: bool,
+    unhovered: Option<&Thumbnail>,
+) -> Result<(), String> {
     let e = &aim.element;
     if e.source == Source::Window {
         return match probe.windows.iter().find(|w| Some(w.handle) == e.owner) {
@@ -121,7 +129,7 @@ pub(super) fn recheck(aim: &mut Aim, latest: &Observation, probe: &Probe, arrive
         }
         return Ok(());
     }
-    if latest.thumbnail.region_changed(&probe.thumbnail, &e.bounds) {
+    if latest.thumbnail.region_changed(unhovered.unwrap_or(&probe.thumbnail), &e.bounds) {
         return Err(format!("the pixels under {} {} changed since {}", e.id, quote_clipped(&e.label, 40), latest.id));
     }
     Ok(())
