@@ -220,12 +220,21 @@ impl Agent {
         found.unwrap_or_else(|| panic!("no {role} {label:?} on screen: {last}"))
     }
 
+    /// Acts on `role label` by its id. A `stale` answer (the browser's accessibility did not answer the
+    /// look just before acting, on a busy machine) is what a model retries: observe, aim again; twice.
     fn on(&mut self, action: &str, role: &str, label: &str, extra: &[(&str, &str)]) -> Outcome {
-        let id = self.find(role, label);
-        let obs = self.engine.latest().map(|o| o.id.to_string()).expect("an observation");
-        let mut pairs = vec![("action", action), ("observation_id", obs.as_str()), ("element_id", id.as_str())];
-        pairs.extend_from_slice(extra);
-        self.call(&pairs)
+        let mut attempts = 0;
+        loop {
+            let id = self.find(role, label);
+            let obs = self.engine.latest().map(|o| o.id.to_string()).expect("an observation");
+            let mut pairs = vec![("action", action), ("observation_id", obs.as_str()), ("element_id", id.as_str())];
+            pairs.extend_from_slice(extra);
+            let o = self.call(&pairs);
+            attempts += 1;
+            if o.status != Status::Stale || attempts > 2 {
+                return o;
+            }
+        }
     }
 
     /// Observes until a result has reported `method url` as blocked (by this call or an earlier one
@@ -283,9 +292,17 @@ impl Agent {
 
     /// Clicks the address bar and types `text` there, replacing what it held.
     fn type_address(&mut self, text: &str) -> Outcome {
-        let bar = self.address_bar();
-        let obs = self.engine.latest().map(|o| o.id.to_string()).expect("an observation");
-        let o = self.call(&[("action", "click"), ("observation_id", &obs), ("element_id", &bar)]);
+        // Retried once stale, as `on` is: Firefox renames its bar as it takes focus.
+        let mut attempts = 0;
+        let o = loop {
+            let bar = self.address_bar();
+            let obs = self.engine.latest().map(|o| o.id.to_string()).expect("an observation");
+            let o = self.call(&[("action", "click"), ("observation_id", &obs), ("element_id", &bar)]);
+            attempts += 1;
+            if o.status != Status::Stale || attempts > 2 {
+                break o;
+            }
+        };
         assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
         // A click into a bar that already has focus only moves the caret: replace what it holds.
         let o = self.call(&[("action", "key"), ("keys", "ctrl+a")]);

@@ -689,3 +689,20 @@ fn every_stop_names_a_stable_reason() {
         Engine::new(fx.sim.desktop(), Config { vision: Vision::TextOnly { model: "m".into() }, ..config() });
     check(&blind.call_args(&args(&[("action", "see")])), Reason::VisionRequired);
 }
+
+/// The target's app does not answer the pre-action look in time (a busy machine): the target is not
+/// claimed gone, it could not be checked, and nothing is pressed.
+#[test]
+fn a_target_whose_app_did_not_answer_in_time_is_not_called_gone() {
+    let (mut fx, ids) = Fx::form();
+    fx.see();
+    fx.sim.set_ax_health(handrail_platform::AxHealth::Partial);
+    fx.sim.set_ax_missing_app(Some("Forms"));
+    let o = fx.on("click", "Save", &[]);
+    assert_eq!(o.status, Status::Stale, "{}", o.text());
+    let message = o.message.clone().unwrap_or_default();
+    assert!(message.contains("could not be checked") && message.contains("did not answer"), "{message}");
+    assert!(!message.contains("no longer on screen"), "{message}");
+    assert!(!fx.sim.calls().iter().any(|c| matches!(c, SimCall::Click { .. })), "nothing was clicked");
+    assert_eq!(fx.sim.widget(ids.status).label, "Ready");
+}

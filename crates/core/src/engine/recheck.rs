@@ -83,6 +83,19 @@ pub(super) fn recheck(
             _ => None,
         };
         let Some(pi) = by_identity.or(relabel) else {
+            // Its app did not answer this look in time (a busy machine): it cannot be told whether the
+            // target is still there, which is not the same as gone.
+            let unanswered = probe.ax == AxHealth::Partial
+                && !probe.elements.iter().chain(&probe.covered).any(|p| p.app == e.app && p.source.has_ax());
+            if unanswered {
+                return Err(format!(
+                    "{} {} {} could not be checked: {} did not answer accessibility in time just now",
+                    e.id,
+                    e.role,
+                    quote_clipped(&e.label, 40),
+                    quote_clipped(&e.app, 40)
+                ));
+            }
             // Not nearby: is the same element somewhere else, or gone?
             let elsewhere = probe
                 .elements
