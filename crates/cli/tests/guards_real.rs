@@ -49,22 +49,6 @@ const LURE_PAGE: &str = r#"<!doctype html><html><head><meta charset="utf-8"><tit
 </script></body></html>"#;
 
 /// A GTK app of testdata/apps, up and ready.
-/// Waits for xterm's window. Tests start a terminal in a corner and wait for it before the app under
-/// test: the window manager activates the window mapped last, and a terminal mapping after the app
-/// would take the keyboard from it.
-fn wait_for_terminal_window(sandbox: &Sandbox) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !sandbox
-        .command("xdotool")
-        .args(["search", "--onlyvisible", "--class", "XTerm"])
-        .output()
-        .is_ok_and(|o| o.status.success() && !o.stdout.is_empty())
-    {
-        assert!(Instant::now() < deadline, "xterm's window never appeared");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 fn gtk_app(sandbox: &Sandbox, script: &str) -> LineApp {
     let path = format!("{}/../../testdata/apps/{script}", env!("CARGO_MANIFEST_DIR"));
     let mut command = sandbox.command("/usr/bin/python3");
@@ -134,8 +118,7 @@ fn page_title(desktop: &handrail_x11::windows::X11Windows) -> String {
 fn keyboard_paths_around_the_guards_are_refused_on_real_apps() {
     let sandbox = Sandbox::start(SandboxOptions { parent_death_signal: false, ..SandboxOptions::default() })
         .expect("sandbox starts");
-    let mut terminal = sandbox.command("xterm").args(["-geometry", "60x10+0+560"]).spawn().expect("xterm starts");
-    wait_for_terminal_window(&sandbox);
+    let terminal = common::TerminalBeside::start(&sandbox);
     let mut confirm = gtk_app(&sandbox, "confirm_gtk.py");
     let launch = || common::sandbox_launch(&sandbox);
     let desktop = common::accessible_desktop(&sandbox, launch());
@@ -243,8 +226,7 @@ fn keyboard_paths_around_the_guards_are_refused_on_real_apps() {
     assert!(title.starts_with("[hovered=1 clicked=0]"), "the page received: {title}");
 
     drop(agent);
-    let _ = terminal.kill();
-    let _ = terminal.wait();
+    drop(terminal);
     sandbox.stop().expect("clean teardown");
 }
 
@@ -258,8 +240,7 @@ fn nothing_arrived(app: &mut LineApp, after: &str) {
 fn a_gtk_dialog_gets_nothing_a_guard_refused_by_any_key() {
     let sandbox = Sandbox::start(SandboxOptions { parent_death_signal: false, ..SandboxOptions::default() })
         .expect("sandbox starts");
-    let mut terminal = sandbox.command("xterm").args(["-geometry", "60x10+0+560"]).spawn().expect("xterm starts");
-    wait_for_terminal_window(&sandbox);
+    let terminal = common::TerminalBeside::start(&sandbox);
     let mut dialog = gtk_app(&sandbox, "delete_dialog_gtk.py");
     let desktop = common::accessible_desktop(&sandbox, common::sandbox_launch(&sandbox));
     let mut agent = Agent { engine: Engine::new(desktop, Config { vision: Vision::Capable, ..Config::default() }) };
@@ -309,8 +290,7 @@ fn a_gtk_dialog_gets_nothing_a_guard_refused_by_any_key() {
 
     drop(agent);
     drop(dialog);
-    let _ = terminal.kill();
-    let _ = terminal.wait();
+    drop(terminal);
     sandbox.stop().expect("clean teardown");
 }
 
@@ -358,8 +338,7 @@ fn guards_hold_in_other_interface_languages_on_a_real_page() {
     let windows = handrail_x11::windows::X11Windows::new(conn, launch());
     let mut agent = Agent { engine: Engine::new(desktop, Config { vision: Vision::Capable, ..Config::default() }) };
 
-    let mut terminal = sandbox.command("xterm").args(["-geometry", "60x10+0+560"]).spawn().expect("xterm starts");
-    wait_for_terminal_window(&sandbox);
+    let terminal = common::TerminalBeside::start(&sandbox);
     agent.turn("open", "öffne die Kontoeinstellungen", Mode::Interactive);
     let o = agent.call(&[("action", "open_url"), ("url", &serve_page(WORLD_PAGE))]);
     assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
@@ -430,8 +409,7 @@ fn guards_hold_in_other_interface_languages_on_a_real_page() {
     }
 
     drop(agent);
-    let _ = terminal.kill();
-    let _ = terminal.wait();
+    drop(terminal);
     sandbox.stop().expect("clean teardown");
 }
 
@@ -449,8 +427,7 @@ fn the_delete_key_on_a_file_in_a_file_manager_is_a_removal() {
     std::fs::write(scratch.join("notes.txt"), "keep").expect("a file");
     let trashed = sandbox.home().join(".local/share/Trash/files/report.txt");
     // A terminal in a corner first, as on a person's desktop; the file manager maps last and has the keyboard.
-    let mut terminal = sandbox.command("xterm").args(["-geometry", "60x10+0+560"]).spawn().expect("xterm starts");
-    wait_for_terminal_window(&sandbox);
+    let terminal = common::TerminalBeside::start(&sandbox);
     let mut file_manager =
         sandbox.command("thunar").arg(&scratch).spawn().expect("thunar starts (scripts/setup-desktop)");
     let desktop = common::full_desktop(&sandbox, common::sandbox_launch(&sandbox));
@@ -514,9 +491,8 @@ fn the_delete_key_on_a_file_in_a_file_manager_is_a_removal() {
     assert!(scratch.join("notes.txt").exists());
 
     drop(agent);
-    for child in [&mut file_manager, &mut terminal] {
-        let _ = child.kill();
-        let _ = child.wait();
-    }
+    let _ = file_manager.kill();
+    let _ = file_manager.wait();
+    drop(terminal);
     sandbox.stop().expect("clean teardown");
 }

@@ -220,12 +220,19 @@ impl Agent {
         found.unwrap_or_else(|| panic!("no {role} {label:?} on screen: {last}"))
     }
 
-    /// Acts on `role label` by its id. A `stale` answer (the browser's accessibility did not answer the
-    /// look just before acting, on a busy machine) is what a model retries: observe, aim again; twice.
+    /// Acts on `role label` by its id (see [`Agent::act_on`]).
     fn on(&mut self, action: &str, role: &str, label: &str, extra: &[(&str, &str)]) -> Outcome {
+        self.act_on(|agent| agent.find(role, label), action, extra)
+    }
+
+    /// Acts on the element `find` observes until it is listed, by its id in the latest observation.
+    /// A `stale` answer (the browser's accessibility did not answer the look just before acting, on a
+    /// busy machine; Firefox renaming its address bar as it takes focus) is what a model retries:
+    /// observe, aim again; twice.
+    fn act_on(&mut self, find: impl Fn(&mut Self) -> String, action: &str, extra: &[(&str, &str)]) -> Outcome {
         let mut attempts = 0;
         loop {
-            let id = self.find(role, label);
+            let id = find(self);
             let obs = self.engine.latest().map(|o| o.id.to_string()).expect("an observation");
             let mut pairs = vec![("action", action), ("observation_id", obs.as_str()), ("element_id", id.as_str())];
             pairs.extend_from_slice(extra);
@@ -292,17 +299,7 @@ impl Agent {
 
     /// Clicks the address bar and types `text` there, replacing what it held.
     fn type_address(&mut self, text: &str) -> Outcome {
-        // Retried once stale, as `on` is: Firefox renames its bar as it takes focus.
-        let mut attempts = 0;
-        let o = loop {
-            let bar = self.address_bar();
-            let obs = self.engine.latest().map(|o| o.id.to_string()).expect("an observation");
-            let o = self.call(&[("action", "click"), ("observation_id", &obs), ("element_id", &bar)]);
-            attempts += 1;
-            if o.status != Status::Stale || attempts > 2 {
-                break o;
-            }
-        };
+        let o = self.act_on(Agent::address_bar, "click", &[]);
         assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
         // A click into a bar that already has focus only moves the caret: replace what it holds.
         let o = self.call(&[("action", "key"), ("keys", "ctrl+a")]);
@@ -510,6 +507,8 @@ fn firefox_started_with_open_app_is_held_to_the_same_policy() {
     let (forbidden, allowed, policy) = two_servers("forbidden content");
     let sandbox = private_sandbox();
     let mut agent = Agent::behind_proxy(&sandbox, policy);
+    // A terminal beside it, as on a person's desktop; Firefox maps last and has the keyboard.
+    let terminal = common::TerminalBeside::start(&sandbox);
 
     agent.turn("open the home page in Firefox");
     let o = agent.call(&[("action", "open_app"), ("app", "firefox-esr")]);
@@ -537,5 +536,6 @@ fn firefox_started_with_open_app_is_held_to_the_same_policy() {
     // What the forbidden server itself saw: not one connection.
     assert_eq!(forbidden.connections(), 0, "the forbidden server was reached: {:?}", forbidden.requests());
     drop(agent);
+    drop(terminal);
     sandbox.stop().expect("clean teardown");
 }

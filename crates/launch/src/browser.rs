@@ -1,5 +1,7 @@
 //! The browser handrail manages: Debian's Chromium, started with accessibility on and a private profile.
 
+use std::fs;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use handrail_platform::PlatformError;
@@ -18,6 +20,16 @@ pub(crate) const WINDOW_CLASSES: &[&str] = &["chromium", "chromium-browser"];
 /// Environment the browser needs on top of the launch environment: without it Chromium builds no
 /// accessibility tree for web content even with `--force-renderer-accessibility`.
 pub(crate) const ENV: &[(&str, &str)] = &[("ACCESSIBILITY_ENABLED", "1")];
+
+/// Creates a browser's profile directory when missing, private to its owner (mode 700).
+pub(crate) fn private_profile(dir: &Path) -> Result<(), PlatformError> {
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .and_then(|()| fs::set_permissions(dir, fs::Permissions::from_mode(0o700)))
+        .map_err(|e| PlatformError::Failed(format!("creating browser profile {}: {e}", dir.display())))
+}
 
 /// The browser executable: `configured` when given (it must exist), else the known paths, else `PATH`.
 pub(crate) fn locate(configured: Option<&Path>, path_var: Option<&str>) -> Result<PathBuf, PlatformError> {

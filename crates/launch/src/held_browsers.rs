@@ -17,7 +17,7 @@
 use std::fs;
 use std::io::Write;
 use std::net::SocketAddr;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use handrail_platform::PlatformError;
@@ -133,16 +133,6 @@ pub(crate) fn firefox_prefs(proxy: SocketAddr) -> String {
     text
 }
 
-/// A private directory (mode 700), created when missing.
-fn private_dir(dir: &Path) -> Result<(), PlatformError> {
-    fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-        .and_then(|()| fs::set_permissions(dir, fs::Permissions::from_mode(0o700)))
-        .map_err(|e| PlatformError::Failed(format!("creating browser profile {}: {e}", dir.display())))
-}
-
 /// The profile directory of a held browser: beside the managed browser's, one per executable.
 pub(crate) fn profile_for(managed_profile: &Path, program: &Path) -> PathBuf {
     let name = program.file_name().map_or_else(|| "browser".into(), |n| n.to_string_lossy().into_owned());
@@ -163,12 +153,12 @@ pub(crate) fn hold(
     let name = plan.program.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     match kind {
         BrowserKind::Chromium => {
-            private_dir(profile)?;
+            crate::browser::private_profile(profile)?;
             plan.args = crate::browser::args(profile, chromium_args, None);
             plan.extra_env = crate::browser::ENV;
         }
         BrowserKind::Firefox => {
-            private_dir(profile)?;
+            crate::browser::private_profile(profile)?;
             let path = profile.join("user.js");
             fs::OpenOptions::new()
                 .write(true)
@@ -198,6 +188,7 @@ pub(crate) fn hold(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt;
 
     #[test]
     fn browsers_are_told_by_their_executable_whatever_directory_holds_it() {

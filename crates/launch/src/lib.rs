@@ -17,7 +17,6 @@ mod held_browsers;
 mod procs;
 
 use std::fs::{self, OpenOptions};
-use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -333,12 +332,7 @@ impl Launcher {
         }
         let program = browser::locate(self.env.browser.as_deref(), self.env.var("PATH").as_deref())?;
         let profile = &self.env.browser_profile;
-        fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(profile)
-            .and_then(|()| fs::set_permissions(profile, fs::Permissions::from_mode(0o700)))
-            .map_err(|e| PlatformError::Failed(format!("creating browser profile {}: {e}", profile.display())))?;
+        browser::private_profile(profile)?;
         let mut classes: Vec<String> = browser::WINDOW_CLASSES.iter().map(|c| c.to_string()).collect();
         classes.extend(program.file_name().map(|n| n.to_string_lossy().to_lowercase()));
         let mut extra = self.platform_browser_args.clone();

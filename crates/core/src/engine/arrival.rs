@@ -22,12 +22,12 @@ use super::judge::Judged;
 /// changes) before the arrival counts as changing nothing. Every press pays it when nothing reacts,
 /// so it is short (three frames at 60 Hz); an app slower than this to react to hovering is judged as
 /// it was observed.
-pub(super) const HOVER_RESPONSE: Duration = Duration::from_millis(50);
+const HOVER_RESPONSE: Duration = Duration::from_millis(50);
 /// Quiet after the reaction's last change (two frames): the label a hover handler set is drawn in the
 /// same frame as the highlight, and accessibility reports it by then.
-pub(super) const HOVER_QUIET: Duration = Duration::from_millis(30);
+const HOVER_QUIET: Duration = Duration::from_millis(30);
 /// Never wait longer for a hover reaction that keeps changing (an animated highlight).
-pub(super) const HOVER_CEILING: Duration = Duration::from_millis(500);
+const HOVER_CEILING: Duration = Duration::from_millis(500);
 
 /// The screen point where `command` puts a button down, for the actions that press one: clicks of
 /// every kind, the start of a drag, and the click that focuses a `type` target not focused yet.

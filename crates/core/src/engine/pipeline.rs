@@ -118,9 +118,10 @@ impl Engine {
 
         // A press goes where the pointer already is: it arrives first, and the app's reaction to it
         // (a label shown only under the pointer) is in the look below.
+        let press = press_point(&request.command, &aims);
         // A target known only by its pixels is re-checked against the screen before the hover.
         let pixels_only = aims.iter().any(|a| !a.element.source.has_ax() && a.element.source != Source::Window);
-        let unhovered = match press_point(&request.command, &aims).filter(|_| pixels_only) {
+        let unhovered = match press.filter(|_| pixels_only) {
             Some(_) => match self.desktop.screen.capture(None, self.config.max_image) {
                 Ok(frame) => Some(Thumbnail::of(&frame)),
                 Err(e) => return self.platform_error(action, summary, e),
@@ -128,7 +129,7 @@ impl Engine {
             None => None,
         };
         // Whether the pointer arrived, and whether the screen changed when it did.
-        let arrival = match press_point(&request.command, &aims) {
+        let arrival = match press {
             Some(point) => match arrive(&self.desktop, point) {
                 Ok(saw_change) => Some(saw_change),
                 Err(e) => return self.platform_error(action, summary, e),
