@@ -85,10 +85,12 @@ impl Desk {
     /// a moment in between. The window is read again each time: it moves while the window manager
     /// adopts it.
     fn ticker_known_at_watch(&self, title: &str) -> (App, Rect, Box<dyn SettleWatch + '_>) {
-        let ticker = self.spawn(
-            "xterm",
-            &["-T", title, "-geometry", "24x3+400+300", "-e", "sh", "-c", "while :; do date +%N; sleep 0.05; done"],
-        );
+        self.terminal_known_at_watch(title, "while :; do date +%N; sleep 0.05; done")
+    }
+
+    /// Like [`Desk::ticker_known_at_watch`], with the terminal running `script` (in bash).
+    fn terminal_known_at_watch(&self, title: &str, script: &str) -> (App, Rect, Box<dyn SettleWatch + '_>) {
+        let ticker = self.spawn("xterm", &["-T", title, "-geometry", "24x3+400+300", "-e", "bash", "-c", script]);
         let watched = eventually(Duration::from_secs(15), || {
             let xterm = self.window_rect(title).filter(|r| self.animating_all_over(*r))?;
             let watch = self.settle.watch().ok()?;
@@ -240,6 +242,26 @@ fn an_animation_running_before_watch_is_ignored_but_other_changes_count() {
     let report = watch.wait(&SettleRequest { response_window: ms(2000), ..req }).unwrap();
     assert!(report.saw_change && report.settled, "{report:?}");
     assert!(report.waited < req.ceiling, "{report:?}");
+}
+
+/// A terminal printing at no beat, with every interval over 150 ms (what a 20 Hz ticker stalls into on
+/// a busy machine), is an animation whose frames may come at any time: it must not hold the wait
+/// either. Taken for a slow animation with a beat, each frame off that beat was news and the wait ran
+/// to its 5 s ceiling.
+#[test]
+fn a_terminal_printing_at_no_beat_slower_than_150ms_does_not_hold_the_wait() {
+    let d = desk();
+    // Sleeps of 160–260 ms drawn at random: no interval repeats closely enough to be a beat, and
+    // the load this suite runs beside stretches them by less than the 400 ms a beat-keeper's mean
+    // starts at.
+    let script = "while :; do date +%N; sleep 0.$(( RANDOM % 100 + 160 )); done";
+    let (_ticker, xterm, mut watch) = d.terminal_known_at_watch("handrail-uneven-ticker", script);
+    // Quiet for longer than its longest interval, so that a dozen of its frames fall inside the wait
+    // and each must be taken for the terminal's own.
+    let req = SettleRequest { response_window: ms(2500), quiet: ms(500), ceiling: ms(4000) };
+    let report = watch.wait(&req).unwrap();
+    assert!(!report.saw_change && report.settled, "{report:?}");
+    assert!(report.ignored.iter().any(|r| r.intersects(&xterm)), "{report:?} vs {xterm}");
 }
 
 /// An animation that begins during a watch in a window that was already open holds that wait to its

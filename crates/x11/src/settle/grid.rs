@@ -19,6 +19,12 @@ pub(super) const MIN_RUNNING_SLACK: Duration = Duration::from_millis(100);
 /// (a blinking caret, a clock) repaint on a beat, and damage off that beat is news.
 const STEADY_BELOW: Duration = Duration::from_millis(150);
 
+/// An animation whose frames come this often on average repaints all the time too, even when the
+/// load has stretched every one of its intervals past [`STEADY_BELOW`]: a 20 Hz terminal ticker on a
+/// busy machine stalls into an uneven 160–350 ms. Nothing that keeps a beat is that quick: carets blink
+/// at 500 ms a phase (Chromium, Qt) or 400/800 ms (GTK, a mean of 600), clocks tick each second.
+const STEADY_MEAN_BELOW: Duration = Duration::from_millis(400);
+
 /// How far a repaint may fall from its beat and still be the animation's: at least this, or a
 /// [`BEAT_TOLERANCE_DIVISOR`]th of the interval. A GTK caret (400/800 ms) keeps time within a few
 /// milliseconds on an idle machine; typing lands on its beat about one time in fifteen.
@@ -143,11 +149,15 @@ impl Rhythm {
     }
 
     /// Repaints so often that any damage inside it may be one of its frames: within its latest run
-    /// it has repainted sooner than [`STEADY_BELOW`] after a frame. Not its mean: on a loaded machine a
-    /// 20 Hz ticker stalls into an uneven beat slower than that, and as a slow animation its late
-    /// frames would be news. A caret or a clock never repaints that soon.
+    /// it has repainted sooner than [`STEADY_BELOW`] after a frame, or its frames came less than
+    /// [`STEADY_MEAN_BELOW`] apart on average. Either alone misses a loaded machine: a 20 Hz ticker
+    /// stalls into an uneven beat whose every interval may be over 150 ms, and as a slow animation
+    /// its late frames would be news that holds each wait to its ceiling. A caret or a clock is
+    /// neither.
     pub(super) fn is_steady(&self) -> bool {
-        self.intervals[..self.count].iter().any(|&i| i < STEADY_BELOW)
+        let run = &self.intervals[..self.count];
+        let mean = run.iter().sum::<Duration>() / self.count.max(1) as u32;
+        run.iter().any(|&i| i < STEADY_BELOW) || (self.count > 0 && mean < STEADY_MEAN_BELOW)
     }
 
     /// Whether damage at `at` is this animation's own repaint: part of its latest burst, or one of its
@@ -469,5 +479,23 @@ mod tests {
         let mut rhythm = ticker.rhythm(t0 + ms(1000), &o).expect("the ticker is animating");
         assert!(rhythm.mean() >= STEADY_BELOW, "{rhythm:?}");
         assert!(rhythm.is_steady() && rhythm.keeps_time(t0 + ms(1290), o.burst_gap));
+        // Stalled further, so that no interval of its latest run is under 150 ms: its frames still
+        // come at no beat one could keep, and still belong to it.
+        let mut stalled = Cell::default();
+        for t in [0, 170, 420, 590, 880, 1060, 1300] {
+            stalled.damage(t0 + ms(t), o.burst_gap, true);
+        }
+        let mut rhythm = stalled.rhythm(t0 + ms(1350), &o).expect("the stalled ticker is animating");
+        assert!(rhythm.intervals[..rhythm.count].iter().all(|&i| i >= STEADY_BELOW), "{rhythm:?}");
+        assert!(rhythm.is_steady() && rhythm.keeps_time(t0 + ms(1533), o.burst_gap));
+        // Carets that blink 500 ms a phase keep a beat.
+        let mut chromium_caret = Cell::default();
+        for t in [0, 500, 1000, 1500] {
+            chromium_caret.damage(t0 + ms(t), o.burst_gap, true);
+        }
+        let mut rhythm = chromium_caret.rhythm(t0 + ms(1600), &o).expect("the caret is animating");
+        assert!(!rhythm.is_steady());
+        assert!(!rhythm.keeps_time(t0 + ms(1720), o.burst_gap));
+        assert!(rhythm.keeps_time(t0 + ms(2004), o.burst_gap));
     }
 }

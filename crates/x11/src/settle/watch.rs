@@ -219,7 +219,10 @@ impl<'a> X11Watch<'a> {
     }
 
     /// Damage an animation running at `watch()` accounts for: it touches one of its cells, stays
-    /// within one cell of them, and comes on the beat of every slow one it touches.
+    /// within one cell of them, and either touches a steady one or comes on the beat of every slow
+    /// one it touches. A steady animation's frames reach into cells that repaint with only some of
+    /// them (the far end of a terminal's lines, say), and those cells
+    /// learn a slow rhythm of their own: judged by it, the animation's frames were news.
     fn is_running_animation(&mut self, grid: &Grid, at: Instant, rect: Rect) -> bool {
         if self.running_halo.is_empty() {
             return false;
@@ -233,10 +236,16 @@ impl<'a> X11Watch<'a> {
                 touched.push((i, *rhythm));
             }
         }
-        if touched.is_empty() || !touched.iter_mut().all(|(_, r)| r.keeps_time(at, self.burst_gap)) {
+        if touched.is_empty() {
             return false;
         }
-        // On the beat everywhere: the animations' beats move on with this repaint.
+        let steady = touched.iter().any(|(_, r)| r.is_steady());
+        // Every slow beat is asked (none skipped), so each that this repaint is on moves on with it.
+        let on_beat = touched.iter_mut().fold(true, |all, (_, r)| r.keeps_time(at, self.burst_gap) && all);
+        if !(steady || on_beat) {
+            return false;
+        }
+        // The beats this repaint was on move on with it.
         for (i, rhythm) in touched {
             self.running[i] = Some(rhythm);
         }
