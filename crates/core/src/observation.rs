@@ -126,6 +126,26 @@ impl Element {
         self.role.is_interactive()
     }
 
+    /// An editor of many lines the keyboard types into (a text view, a document, a code editor, a
+    /// web page's text area): Return starts a new line there instead of submitting anything, so a
+    /// newline is text. Terminals are not editors: their shell reads each line.
+    pub fn is_multi_line_editor(&self) -> bool {
+        self.role == Role::TextArea && self.states.contains(States::EDITABLE) && !self.is_secure()
+    }
+
+    /// Whether a Tab typed here is a character of the text rather than a move of focus: in native
+    /// multi-line editors (GTK's text view, Qt's text edits, LibreOffice's documents) it is; in a web
+    /// page a text area leaves Tab to the browser, which moves focus, and a page's own editor may or
+    /// may not take it, which nothing on the accessibility bus tells.
+    pub fn takes_tab_as_text(&self) -> bool {
+        self.is_multi_line_editor() && !self.is_web_content()
+    }
+
+    /// Part of a web page: browsers give every page element its HTML tag as an attribute.
+    pub fn is_web_content(&self) -> bool {
+        self.detail.attributes.iter().any(|(key, _)| key == "tag")
+    }
+
     /// The text this element shows that may be matched against (secure values never are).
     pub fn visible_texts(&self) -> impl Iterator<Item = &str> {
         let value = if self.is_secure() { None } else { self.value.as_deref() };

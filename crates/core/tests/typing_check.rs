@@ -170,3 +170,58 @@ fn a_retry_that_arrives_garbled_is_reported_not_retried_again() {
     assert_eq!(fx.sim.widget(name).value, "日?");
     assert_eq!(alternates(&fx), 1);
 }
+
+/// In a multi-line editor a newline and a Tab are text: typed there, and read back like any other
+/// character.
+#[test]
+fn newlines_and_tabs_in_a_multi_line_editor_are_text_and_read_back() {
+    let mut fx = Fx::empty();
+    let notes = fx.sim.add_widget(fx.win, Widget::text_area("Notes").at(130, 140, 400, 120));
+    let title = fx.sim.add_widget(fx.win, Widget::entry("Title").at(130, 300, 300, 28));
+    fx.turn("write the notes", Mode::Interactive);
+    fx.see();
+    let o = type_into(&mut fx, "Notes", "def f():\n\treturn 1\n");
+    assert_eq!(o.status, Status::Ok, "{}", o.text());
+    assert!(matches!(o.typing, Some(TypingCheck::Arrived { .. })), "{}", o.text());
+    assert_eq!(fx.sim.widget(notes).value, "def f():\n\treturn 1\n");
+    // The focus stayed in the editor: nothing reached the title.
+    assert_eq!(fx.sim.widget(title).value, "");
+    // A lost attempt is sent again, exactly once, as in any field.
+    fx.sim.fail_next_typing(TypingFault::Lost);
+    let o = type_into(&mut fx, "Notes", "x\ty\n");
+    assert!(matches!(o.typing, Some(TypingCheck::ArrivedOnRetry { .. })), "{}", o.text());
+    assert_eq!(fx.sim.widget(notes).value, "def f():\n\treturn 1\nx\ty\n");
+}
+
+/// A Tab in a one-line field still moves the focus: refused before anything is typed. A newline
+/// there is typed but not checked (it may have submitted the field).
+#[test]
+fn a_tab_or_newline_in_a_one_line_field_is_not_text() {
+    let mut fx = Fx::empty();
+    let title = fx.sim.add_widget(fx.win, Widget::entry("Title").at(130, 140, 300, 28));
+    fx.turn("fill in the form", Mode::Interactive);
+    fx.see();
+    let o = type_into(&mut fx, "Title", "a\tb");
+    assert_eq!(o.status, Status::Refused, "{}", o.text());
+    assert_eq!(fx.sim.widget(title).value, "");
+    let o = type_into(&mut fx, "Title", "a\n");
+    assert!(matches!(o.typing, Some(TypingCheck::Unchecked { ref why }) if why.contains("newline")), "{}", o.text());
+}
+
+/// Text that takes a field past what accessibility reports of it (its first 1,000 characters) is
+/// not checked: it would read as missing and be typed a second time.
+#[test]
+fn text_past_what_accessibility_reports_is_not_checked_nor_typed_twice() {
+    let mut fx = Fx::empty();
+    let notes = fx.sim.add_widget(fx.win, Widget::text_area("Notes").at(130, 140, 400, 120).value("x".repeat(990)));
+    fx.turn("write the notes", Mode::Interactive);
+    fx.see();
+    let o = type_into(&mut fx, "Notes", "\nmore than ten characters");
+    assert!(
+        matches!(o.typing, Some(TypingCheck::Unchecked { ref why }) if why.contains("1000 characters")),
+        "{}",
+        o.text()
+    );
+    assert_eq!(alternates(&fx), 0);
+    assert!(fx.sim.widget(notes).value.ends_with("x\nmore than ten characters"));
+}

@@ -96,7 +96,7 @@ fn widget_node(d: &WidgetData, win: &WindowData, states: States, parent: usize) 
         name: d.w.label.clone(),
         // Secure fields never carry a value, whatever they hold.
         value: match kind {
-            WidgetKind::Entry => Some(d.w.value.clone()),
+            WidgetKind::Entry | WidgetKind::TextArea => Some(d.w.value.clone()),
             WidgetKind::Terminal => Some(format!("$ {}", d.w.value)),
             _ => None,
         },

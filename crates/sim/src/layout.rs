@@ -67,6 +67,11 @@ pub(crate) fn widget_runs(d: &WidgetData) -> Vec<TextRun> {
         WidgetKind::Checkbox => fit(&d.w.label, b.x + 22, ty, b.width.saturating_sub(24), ink),
         WidgetKind::Entry if d.w.value.is_empty() => fit(&d.w.label, b.x + 6, ty, inner, Ink::Placeholder),
         WidgetKind::Entry => fit(&d.w.value, b.x + 6, ty, inner, ink),
+        WidgetKind::TextArea => {
+            // Its last line, tabs drawn as spaces.
+            let last = d.w.value.rsplit('\n').next().unwrap_or_default().replace('\t', "    ");
+            fit(&last, b.x + 6, ty, inner, ink)
+        }
         WidgetKind::Terminal => fit(&format!("$ {}", d.w.value), b.x + 6, ty, inner, ink),
         WidgetKind::PasswordEntry if d.w.value.is_empty() => fit(&d.w.label, b.x + 6, ty, inner, Ink::Placeholder),
         WidgetKind::PasswordEntry => {

@@ -182,7 +182,7 @@ fn draw_widget(c: &mut Canvas, d: &WidgetData, content: Rect, focused: bool, pha
             c.fill(b, clip, CONTROL_EDGE);
             c.fill(inset(b, 1), clip, if d.w.enabled { BUTTON } else { BUTTON_DISABLED });
         }
-        WidgetKind::Entry | WidgetKind::PasswordEntry | WidgetKind::Terminal => {
+        WidgetKind::Entry | WidgetKind::PasswordEntry | WidgetKind::TextArea | WidgetKind::Terminal => {
             c.fill(b, clip, CONTROL_EDGE);
             c.fill(inset(b, 1), clip, BODY);
             if d.select_all {

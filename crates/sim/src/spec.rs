@@ -33,6 +33,9 @@ pub enum WidgetKind {
     Entry,
     /// A text field whose value accessibility never reports and pixels show as bullets.
     PasswordEntry,
+    /// A multi-line text editor (GTK's text view, say): Return starts a new line and Tab is a
+    /// character in it; its text is its value, and its last line is drawn.
+    TextArea,
     Checkbox,
     MenuItem,
     /// A menu title (e.g. "File" in a menu bar); give it an `on_click` that opens a popup.
@@ -59,6 +62,7 @@ impl WidgetKind {
             WidgetKind::Button => Role::Button,
             WidgetKind::Entry => Role::Entry,
             WidgetKind::PasswordEntry => Role::PasswordEntry,
+            WidgetKind::TextArea => Role::TextArea,
             WidgetKind::Checkbox => Role::Checkbox,
             WidgetKind::MenuItem => Role::MenuItem,
             WidgetKind::Menu => Role::Menu,
@@ -78,6 +82,7 @@ impl WidgetKind {
             WidgetKind::Button => "push button",
             WidgetKind::Entry => "text",
             WidgetKind::PasswordEntry => "password text",
+            WidgetKind::TextArea => "text",
             WidgetKind::Checkbox => "check box",
             WidgetKind::MenuItem => "menu item",
             WidgetKind::Menu => "menu",
@@ -92,7 +97,7 @@ impl WidgetKind {
     }
 
     pub(crate) fn is_entry(self) -> bool {
-        matches!(self, WidgetKind::Entry | WidgetKind::PasswordEntry | WidgetKind::Terminal)
+        matches!(self, WidgetKind::Entry | WidgetKind::PasswordEntry | WidgetKind::TextArea | WidgetKind::Terminal)
     }
 
     fn default_focusable(self) -> bool {
@@ -101,6 +106,7 @@ impl WidgetKind {
             WidgetKind::Button
                 | WidgetKind::Entry
                 | WidgetKind::PasswordEntry
+                | WidgetKind::TextArea
                 | WidgetKind::Terminal
                 | WidgetKind::Checkbox
                 | WidgetKind::Link
@@ -119,7 +125,9 @@ impl WidgetKind {
             | WidgetKind::ListItem
             | WidgetKind::Tab => &["click"],
             WidgetKind::Entry | WidgetKind::PasswordEntry => &["activate"],
-            WidgetKind::Text | WidgetKind::Spinner | WidgetKind::List | WidgetKind::Terminal => &[],
+            WidgetKind::Text | WidgetKind::Spinner | WidgetKind::List | WidgetKind::Terminal | WidgetKind::TextArea => {
+                &[]
+            }
         }
     }
 }
@@ -364,6 +372,11 @@ impl Widget {
     /// A text field named `label` (its accessible name and empty-state placeholder).
     pub fn entry(label: impl Into<String>) -> Self {
         Self::new(WidgetKind::Entry, label)
+    }
+
+    /// A multi-line text editor named `label`.
+    pub fn text_area(label: impl Into<String>) -> Self {
+        Self::new(WidgetKind::TextArea, label)
     }
 
     /// A shell prompt; `completions` are what Tab may complete the last word to.

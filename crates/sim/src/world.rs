@@ -801,6 +801,15 @@ impl World {
         {
             return self.terminal_key(id, combo, &name);
         }
+        // In a multi-line editor Return and Tab are text.
+        if let Some(id) = self.focused().filter(|id| self.widget(*id).is_some_and(|d| d.kind() == WidgetKind::TextArea))
+        {
+            match name.as_str() {
+                "return" => return self.insert_text(id, "\n"),
+                "tab" => return self.insert_text(id, "\t"),
+                _ => {}
+            }
+        }
         match name.as_str() {
             "tab" => return self.cycle_focus(front, true),
             "shift+tab" => return self.cycle_focus(front, false),
@@ -1144,6 +1153,7 @@ fn natural_size(w: &Widget) -> Size {
     let text = crate::layout::GLYPH_ADVANCE * w.label.chars().count() as u32;
     match w.kind {
         WidgetKind::Entry | WidgetKind::PasswordEntry => Size::new(200, 24),
+        WidgetKind::TextArea => Size::new(300, 96),
         WidgetKind::Spinner => Size::new(24, 24),
         WidgetKind::List => Size::new(200, ROW_H * w.items.len().clamp(1, 6) as u32),
         WidgetKind::Checkbox => Size::new(text + 28, 24),

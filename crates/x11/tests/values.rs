@@ -4,14 +4,12 @@
 
 mod common;
 
-use std::time::Duration;
-
 use handrail_core::text::near_match;
 use handrail_core::{Config, Element, Engine, Mode, Outcome, Source, Turn, Vision};
 use handrail_sandbox::{Sandbox, SandboxOptions};
 use handrail_testkit::LineApp;
 
-use common::raw;
+use common::{find, raw, see_until};
 
 fn values_app(sandbox: &Sandbox) -> LineApp {
     let mut command = sandbox.command("/usr/bin/python3");
@@ -32,26 +30,8 @@ fn elements(o: &Outcome) -> &[Element] {
     o.observation.as_ref().map_or(&[], |obs| obs.elements.as_slice())
 }
 
-fn find<'a>(o: &'a Outcome, role: &str, label: &str) -> Option<&'a Element> {
-    elements(o).iter().find(|e| e.role.as_str() == role && e.label == label)
-}
-
 fn value<'a>(o: &'a Outcome, role: &str, label: &str) -> Option<&'a str> {
     find(o, role, label).and_then(|e| e.value.as_deref())
-}
-
-/// Observes until `ready` holds (the tree arrives a moment after the window), bounded.
-fn see_until(engine: &mut Engine, ready: impl Fn(&Outcome) -> bool) -> Outcome {
-    let mut last = None;
-    for _ in 0..30 {
-        let o = engine.call_args(&raw(&[("action", "see")]));
-        if ready(&o) {
-            return o;
-        }
-        last = Some(o);
-        std::thread::sleep(Duration::from_millis(200)); // polling interval, not a settle wait
-    }
-    panic!("never ready:\n{}", last.map(|o| o.text()).unwrap_or_default())
 }
 
 fn act_on(engine: &mut Engine, o: &Outcome, role: &str, label: &str) -> Outcome {

@@ -10,8 +10,10 @@
 //! was empty (select all, then the second attempt replaces what the first left); or, in a single-line
 //! entry whose own text survived whole around one inserted run of garbage, by selecting all and typing
 //! the line as meant (the user's text with the meant text where the garbage was). Otherwise the result
-//! says plainly what the field holds. Text with a newline or Tab is not checked: Return may submit the
-//! field and Tab moves focus, so the field's text proves nothing either way.
+//! says plainly what the field holds. In a multi-line editor a newline is text like any other, and so
+//! is a Tab where the editor takes it ([`Element::takes_tab_as_text`]); elsewhere text with a newline
+//! or Tab is not checked: Return may submit the field and Tab moves focus, so the field's text proves
+//! nothing either way. Nor is text that would take the field past what accessibility reports of it.
 
 use std::time::Duration;
 
@@ -31,9 +33,6 @@ const GRACE: Duration = Duration::from_millis(600);
 
 /// The element `type` text goes to, as it was just before typing; `Err` says why it cannot be checked.
 pub(super) fn receiver_before(text: &str, aims: &[Aim], probe: &Probe) -> Result<Element, String> {
-    if text.contains(['\n', '\r', '\t']) {
-        return Err("the text holds a newline or Tab, which may submit the field or move focus".into());
-    }
     let element = match aims.first() {
         Some(aim) => {
             let partner = match_elements(&probe.elements, std::slice::from_ref(&aim.element))[0];
@@ -47,6 +46,14 @@ pub(super) fn receiver_before(text: &str, aims: &[Aim], probe: &Probe) -> Result
     if element.is_secure() {
         return Err("a secret field is never read back".into());
     }
+    // In a multi-line editor a newline is text, and so is a Tab where the editor takes it; anywhere
+    // else Return may submit the field and Tab moves focus, so the field's text proves nothing.
+    if text.contains('\n') && !element.is_multi_line_editor() {
+        return Err("the text holds a newline, which may submit the field".into());
+    }
+    if text.contains('\t') && !element.takes_tab_as_text() {
+        return Err("the text holds a Tab, which moves focus".into());
+    }
     if !(element.role.is_text_input() || element.states.contains(States::EDITABLE)) {
         return Err(format!("the receiving {} holds no text of its own", element.role));
     }
@@ -54,6 +61,14 @@ pub(super) fn receiver_before(text: &str, aims: &[Aim], probe: &Probe) -> Result
         None => return Err(format!("the text of the receiving {} cannot be read", element.role)),
         Some(v) if is_terminal_element(&element) && v.chars().count() >= AX_TEXT_LIMIT => {
             return Err("the terminal holds more text than accessibility reports".into())
+        }
+        // Accessibility reports the first AX_TEXT_LIMIT characters of a field: past them, text that
+        // arrived would read as missing (and be sent again).
+        Some(v) if !is_terminal_element(&element) && v.chars().count() + text.chars().count() >= AX_TEXT_LIMIT => {
+            return Err(format!(
+                "the {} would hold more than the {AX_TEXT_LIMIT} characters accessibility reports",
+                element.role
+            ))
         }
         Some(_) => {}
     }

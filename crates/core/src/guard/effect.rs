@@ -274,7 +274,9 @@ fn typed<'a>(out: &mut InputEffects<'a>, text: &str, target: Option<&'a Element>
         out.terminal = Some(TerminalReach { element: term, how: format!("type into the terminal ({})", to.place()) });
         return;
     }
-    out.crosses_focus = text.split_once('\t').is_some_and(|(_, rest)| !rest.is_empty());
+    // In a multi-line editor that takes Tab as text, focus stays where it is.
+    out.crosses_focus = !to.element().is_some_and(Element::takes_tab_as_text)
+        && text.split_once('\t').is_some_and(|(_, rest)| !rest.is_empty());
     let Some(element) = to.element() else {
         out.unknown_receiver = Some(unknown_why(scene));
         return;
@@ -667,6 +669,19 @@ mod tests {
         assert!(effects(&type_cmd("Ann\tDelete"), &[], &s).crosses_focus);
         assert!(!effects(&type_cmd("Ann\t"), &[], &s).crosses_focus);
         assert!(!effects(&type_cmd("Ann"), &[], &s).crosses_focus);
+        // A native multi-line editor takes the Tab as text; a web page's text area, a read-only text
+        // area and a receiver nobody knows do not.
+        let editor = el(1, Role::TextArea, "Notes", States::FOCUSED | States::EDITABLE);
+        assert!(
+            !effects(&type_cmd("def f():\n\treturn 1"), &[], &scene(std::slice::from_ref(&editor), Some(0)))
+                .crosses_focus
+        );
+        let mut web = editor.clone();
+        web.detail.attributes.push(("tag".into(), "textarea".into()));
+        assert!(effects(&type_cmd("a\tb"), &[], &scene(&[web], Some(0))).crosses_focus);
+        let read_only = el(1, Role::TextArea, "Log", States::FOCUSED);
+        assert!(effects(&type_cmd("a\tb"), &[], &scene(&[read_only], Some(0))).crosses_focus);
+        assert!(effects(&type_cmd("a\tb"), &[], &scene(&[editor], None)).crosses_focus);
     }
 
     #[test]

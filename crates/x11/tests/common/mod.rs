@@ -1,7 +1,9 @@
 //! What the engine-driving desktop tests of this crate share.
 #![allow(dead_code)]
 
-use handrail_core::RawArgs;
+use std::time::Duration;
+
+use handrail_core::{Element, Engine, Outcome, RawArgs};
 use handrail_platform::Desktop;
 use handrail_sandbox::{Sandbox, REMOVED_ENV};
 use handrail_x11::windows::LaunchEnv;
@@ -18,4 +20,23 @@ pub fn full_desktop(sandbox: &Sandbox) -> Desktop {
 
 pub fn raw(pairs: &[(&str, &str)]) -> RawArgs {
     RawArgs::from_pairs(pairs).unwrap_or_else(|e| panic!("bad test arguments: {e}"))
+}
+
+/// The element `role` `label` in `o`'s observation.
+pub fn find<'a>(o: &'a Outcome, role: &str, label: &str) -> Option<&'a Element> {
+    o.observation.as_ref()?.elements.iter().find(|e| e.role.as_str() == role && e.label == label)
+}
+
+/// Observes until `ready` holds (the tree arrives a moment after the window), bounded.
+pub fn see_until(engine: &mut Engine, ready: impl Fn(&Outcome) -> bool) -> Outcome {
+    let mut last = None;
+    for _ in 0..30 {
+        let o = engine.call_args(&raw(&[("action", "see")]));
+        if ready(&o) {
+            return o;
+        }
+        last = Some(o);
+        std::thread::sleep(Duration::from_millis(200)); // polling interval, not a settle wait
+    }
+    panic!("never ready:\n{}", last.map(|o| o.text()).unwrap_or_default())
 }

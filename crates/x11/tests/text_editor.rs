@@ -1,0 +1,68 @@
+//! Typing into a real multi-line editor (GTK 3's text view, testdata/apps/notes_gtk.py): a newline and
+//! a Tab are text there, typed and read back like any other character, while a one-line entry beside
+//! it keeps its Tab as a move of focus. What arrived is what the app itself says it holds.
+
+mod common;
+
+use handrail_core::{Config, Engine, Mode, Outcome, Status, Turn, TypingCheck, Vision};
+use handrail_sandbox::{Sandbox, SandboxOptions};
+use handrail_testkit::LineApp;
+
+use common::{find, raw, see_until};
+
+fn notes_app(sandbox: &Sandbox) -> LineApp {
+    let mut command = sandbox.command("/usr/bin/python3");
+    command.arg(concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/apps/notes_gtk.py"));
+    let mut app = LineApp::spawn(command);
+    assert!(app.wait_for(|l| l == "ready").is_some(), "the notes app came up");
+    app
+}
+
+/// What the app last said `key` holds, decoded from its JSON string.
+fn app_holds(app: &LineApp, key: &str) -> String {
+    let prefix = format!("{key}=");
+    let said = app.seen.iter().rev().find_map(|l| l.strip_prefix(&prefix));
+    let json = said.unwrap_or_else(|| panic!("the app never reported {key}: {:?}", app.seen));
+    serde_json::from_str(json).unwrap_or_else(|e| panic!("{key}={json}: {e}"))
+}
+
+fn type_into(engine: &mut Engine, role: &str, label: &str, text: &str) -> Outcome {
+    let o = see_until(engine, |o| find(o, role, label).is_some());
+    let obs = o.observation.as_ref().map(|obs| obs.id.to_string()).expect("an observation");
+    let id = find(&o, role, label).map(|e| e.id.to_string()).expect("listed");
+    engine.call_args(&raw(&[("action", "type"), ("observation_id", &obs), ("element_id", &id), ("text", text)]))
+}
+
+#[test]
+fn newlines_and_tabs_typed_into_a_text_view_arrive_exactly_and_are_read_back() {
+    let sandbox = Sandbox::start(SandboxOptions { parent_death_signal: false, ..SandboxOptions::default() })
+        .expect("sandbox starts");
+    let mut app = notes_app(&sandbox);
+    let desktop = common::full_desktop(&sandbox);
+    let mut engine = Engine::new(desktop, Config { vision: Vision::Capable, ..Config::default() });
+    engine.begin_turn(Turn { id: "notes".into(), intent: "write the notes".into(), mode: Mode::Interactive });
+
+    // The text view is a multi-line editor to the model: a text area it can type into.
+    let see = see_until(&mut engine, |o| find(o, "text_area", "Notes").is_some());
+    assert!(find(&see, "entry", "Title").is_some(), "{}", see.text());
+
+    let letter = "Dear Ann,\n\tthe figures:\n1\t2\t3\nไทย 日本語 — ok";
+    let o = type_into(&mut engine, "text_area", "Notes", letter);
+    assert_eq!(o.status, Status::Ok, "{}", o.text());
+    assert!(matches!(o.typing, Some(TypingCheck::Arrived { .. })), "{}", o.text());
+    assert!(app.wait_for(|l| l.starts_with("notes=") && l.ends_with("ok\"")).is_some(), "{:?}", app.seen);
+    assert_eq!(app_holds(&app, "notes"), letter, "the app holds exactly what was typed");
+    // The focus never left the editor.
+    assert_eq!(app_holds(&app, "title"), "");
+
+    // A Tab typed into the one-line entry would move the focus on: refused, and nothing reaches it.
+    let o = type_into(&mut engine, "entry", "Title", "Q3\treport");
+    assert_eq!(o.status, Status::Refused, "{}", o.text());
+    app.pending();
+    assert_eq!(app_holds(&app, "title"), "", "{:?}", app.seen);
+    assert_eq!(app_holds(&app, "notes"), letter);
+
+    drop(engine);
+    drop(app);
+    sandbox.stop().expect("clean teardown");
+}
