@@ -10,6 +10,8 @@ use std::sync::Arc;
 
 use handrail_platform::{AxNode, Rect};
 
+use crate::toolkit::Toolkit;
+
 /// An object on the accessibility bus: its application's connection name and its path.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ObjRef {
@@ -30,6 +32,8 @@ pub struct CachedWindow {
     pub nodes: Vec<AxNode>,
     /// Object path of each node.
     pub paths: Vec<Arc<str>>,
+    /// How the window's answers are read (its extents are asked in the coordinates it answers).
+    pub toolkit: Toolkit,
 }
 
 impl CachedWindow {
@@ -132,6 +136,7 @@ mod tests {
 
     fn win(paths: &[&str]) -> CachedWindow {
         CachedWindow {
+            toolkit: Toolkit::default(),
             extents: Rect { x: 10, y: 20, width: 100, height: 50 },
             nodes: paths
                 .iter()

@@ -13,13 +13,18 @@
 //!   extents; a moved window's nodes are shifted).
 //! - **Secrets**: password fields (`password text`) never have their text or value read, and signal
 //!   payloads are never decoded.
-//! - Coordinates are screen pixels (`Component.GetExtents` with the screen coordinate type).
+//! - Coordinates are screen pixels (`Component.GetExtents` with the screen coordinate type), except
+//!   where a toolkit answers window coordinates anyway (GTK 4): those nodes are marked
+//!   window-relative for the desktop backend to place.
+//! - **Toolkits** (`toolkit`): GTK 4's own meaning of SHOWING, its window coordinates and its
+//!   class-name stand-ins for missing names are read as what they are.
 
 mod cache;
 mod dbus;
 mod error;
 mod roles;
 mod source;
+mod toolkit;
 mod walk;
 
 pub use error::AtspiError;

@@ -26,6 +26,7 @@ use crate::cache::{Cache, CachedWindow, Dirty, ObjRef};
 use crate::dbus::wire::{Arg, Call, Message, Value, FLAG_NO_AUTO_START};
 use crate::dbus::{self, Bus, Recv};
 use crate::roles::{self, bit, AtspiStates};
+use crate::toolkit::{self, Toolkit};
 
 pub const ACCESSIBLE: &str = "org.a11y.atspi.Accessible";
 const PROPERTIES: &str = "org.freedesktop.DBus.Properties";
@@ -44,8 +45,10 @@ const MAX_IN_FLIGHT: usize = 128;
 const MAX_TEXT_CHARS: usize = 1000;
 const MAX_ATTRIBUTES: usize = 24;
 const MAX_ATTRIBUTE_CHARS: usize = 200;
-/// `Component.GetExtents` coordinate type: screen.
+/// `Component.GetExtents` coordinate types: screen, and window (what GTK 4 answers either way; asked
+/// for screen coordinates, it logs a warning on every call).
 const COORD_SCREEN: u32 = 0;
+const COORD_WINDOW: u32 = 1;
 
 /// Numbers about one snapshot, for logs and benchmarks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -202,6 +205,8 @@ struct Win {
     check_state: Option<Option<AtspiStates>>,
     check_extents: Option<Option<Rect>>,
     root: Option<usize>,
+    /// How its nodes' answers are read, known once the window node itself is in.
+    toolkit: Toolkit,
     /// Nodes of this window still being fetched (pending phase A, or accepted with phase B open).
     outstanding: usize,
     truncated: bool,
@@ -220,11 +225,10 @@ struct NodeData {
 }
 
 impl NodeData {
-    /// On screen as far as the fields fetched so far tell: its states say shown and visible, and its
-    /// extents (when known) are not the toolkit's "not on screen" ones.
-    fn shown(&self) -> bool {
-        self.states.is_some_and(AtspiStates::on_screen)
-            && !self.extents.is_some_and(|(x, y, _, _)| x == i32::MIN || y == i32::MIN)
+    /// On screen as far as the fields fetched so far tell, read as `toolkit` means them: its states
+    /// say it is drawn, and its extents (when known) are not the toolkit's "not on screen" ones.
+    fn shown(&self, toolkit: Toolkit) -> bool {
+        toolkit.drawn(self.states, self.extents)
     }
 }
 
@@ -543,7 +547,8 @@ impl Walker<'_> {
     fn on_windows(&mut self, a: usize, v: &Value) {
         for (i, obj) in obj_refs(v).into_iter().enumerate() {
             let w = self.wins.len();
-            let cached = self.cache.windows.contains_key(&obj) && !self.invalidated.contains(&obj);
+            let known = self.cache.windows.get(&obj).filter(|_| !self.invalidated.contains(&obj));
+            let (cached, toolkit) = (known.is_some(), known.map(|c| c.toolkit).unwrap_or_default());
             self.wins.push(Win {
                 obj: obj.clone(),
                 app: a,
@@ -553,12 +558,14 @@ impl Walker<'_> {
                 check_state: None,
                 check_extents: None,
                 root: None,
+                toolkit,
                 outstanding: 0,
                 truncated: false,
             });
             if cached {
                 self.enqueue(&obj.bus, obj.path.clone(), ACCESSIBLE, "GetState", vec![], Purpose::WinState(w));
-                let args = vec![Arg::U32(COORD_SCREEN)];
+                let coords = if toolkit.window_relative() { COORD_WINDOW } else { COORD_SCREEN };
+                let args = vec![Arg::U32(coords)];
                 self.enqueue(&obj.bus, obj.path.clone(), COMPONENT, "GetExtents", args, Purpose::WinExtents(w));
             } else {
                 self.start_node(obj, w, None, 0, Probe::Nothing);
@@ -613,13 +620,19 @@ impl Walker<'_> {
     }
 
     fn queue_fields(&mut self, p: usize, obj: &ObjRef, fields: &[FieldA]) {
+        let mut toolkit = Toolkit::default();
         if let Some(pend) = self.pending[p].as_mut() {
             pend.remaining += fields.len() as u8;
+            toolkit = self.wins[pend.win].toolkit;
         }
+        let coords = if toolkit.window_relative() { COORD_WINDOW } else { COORD_SCREEN };
         for &field in fields {
             let purpose = Purpose::A(p, field);
             let path = obj.path.clone();
             match field {
+                FieldA::Role if toolkit.role_by_number() => {
+                    self.enqueue(&obj.bus, path, ACCESSIBLE, "GetRole", vec![], purpose)
+                }
                 FieldA::Role => self.enqueue(&obj.bus, path, ACCESSIBLE, "GetRoleName", vec![], purpose),
                 FieldA::State => self.enqueue(&obj.bus, path, ACCESSIBLE, "GetState", vec![], purpose),
                 FieldA::Name => self.get_property(obj, ACCESSIBLE, "Name", purpose),
@@ -627,7 +640,7 @@ impl Walker<'_> {
                 FieldA::Children => self.enqueue(&obj.bus, path, ACCESSIBLE, "GetChildren", vec![], purpose),
                 FieldA::Interfaces => self.enqueue(&obj.bus, path, ACCESSIBLE, "GetInterfaces", vec![], purpose),
                 FieldA::Extents => {
-                    self.enqueue(&obj.bus, path, COMPONENT, "GetExtents", vec![Arg::U32(COORD_SCREEN)], purpose)
+                    self.enqueue(&obj.bus, path, COMPONENT, "GetExtents", vec![Arg::U32(coords)], purpose)
                 }
                 FieldA::Attributes => self.enqueue(&obj.bus, path, ACCESSIBLE, "GetAttributes", vec![], purpose),
             }
@@ -642,7 +655,13 @@ impl Walker<'_> {
         let d = &mut pend.data;
         if let Some(v) = v {
             match field {
-                FieldA::Role => d.role = v.as_str().map(str::to_owned),
+                // A name (`GetRoleName`), or a number (`GetRole`) named as libatspi names it.
+                FieldA::Role => {
+                    d.role = match v.as_u32() {
+                        Some(code) => toolkit::role_name(code).map(str::to_owned),
+                        None => v.as_str().map(str::to_owned),
+                    }
+                }
                 FieldA::State => d.states = states_of(&v),
                 FieldA::Name => d.name = clip(v.as_str().unwrap_or_default(), MAX_TEXT_CHARS),
                 FieldA::Description => d.description = clip(v.as_str().unwrap_or_default(), MAX_TEXT_CHARS),
@@ -660,7 +679,7 @@ impl Walker<'_> {
             return;
         }
         if let Some(probe) = pend.probing.take() {
-            if pend.data.shown() {
+            if pend.data.shown(self.wins[pend.win].toolkit) {
                 let obj = pend.obj.clone();
                 let asked = probe.fields();
                 let rest: Vec<FieldA> = PHASE_A.into_iter().filter(|f| !asked.contains(f)).collect();
@@ -676,10 +695,15 @@ impl Walker<'_> {
 
     /// Phase A is complete: keep the node (and fetch the rest) or prune it with its subtree.
     fn accept(&mut self, pend: Pending) {
-        let Pending { obj, win, parent, slot, data, .. } = pend;
-        if !data.shown() {
+        let Pending { obj, win, parent, slot, mut data, .. } = pend;
+        if parent.is_none() {
+            self.wins[win].toolkit = Toolkit::of_window(&data.attributes);
+        }
+        let toolkit = self.wins[win].toolkit;
+        if !data.shown(toolkit) {
             return;
         }
+        data.name = toolkit.readable_name(std::mem::take(&mut data.name));
         let (Some(native), Some(states)) = (data.role, data.states) else { return }; // gone meanwhile
         let (x, y, w, h) = data.extents.unwrap_or((0, 0, 0, 0));
         if self.accepted() >= self.limits.max_nodes {
@@ -711,6 +735,10 @@ impl Walker<'_> {
         }
         let popup = (role == Role::ComboBox).then(|| data.children.first().cloned()).flatten();
         let mut mapped = roles::map_states(&native, role, states);
+        if toolkit == Toolkit::Gtk4 {
+            // Drawn, as GTK 4 says it (see `toolkit`), though it never says SHOWING.
+            mapped.remove(States::OFFSCREEN);
+        }
         if web_terminal && roles::has_class(&data.attributes, "focus") {
             // Keys go to its hidden input, which is never on screen; the terminal marks itself.
             mapped.insert(States::FOCUSED);
@@ -729,6 +757,7 @@ impl Walker<'_> {
             key_bindings: Vec::new(),
             attributes: data.attributes,
             parent: None,
+            window_relative: toolkit.window_relative(),
         };
         self.nodes.push(Accepted {
             path: obj.path.clone(),
@@ -751,8 +780,10 @@ impl Walker<'_> {
                 FieldB::Actions => self.enqueue(&obj.bus, obj.path.clone(), ACTION, "GetActions", vec![], purpose),
                 FieldB::Text => {
                     // All of it (-1), clipped once it arrives: Firefox answers an end past the text's
-                    // length with nothing at all, where GTK and Chromium clip.
-                    let args = vec![Arg::I32(0), Arg::I32(-1)];
+                    // length with nothing at all, where GTK and Chromium clip. GTK 4 answers -1 with
+                    // nothing and clips: it is asked for as much as is kept.
+                    let end = if toolkit == Toolkit::Gtk4 { MAX_TEXT_CHARS as i32 } else { -1 };
+                    let args = vec![Arg::I32(0), Arg::I32(end)];
                     self.enqueue(&obj.bus, obj.path.clone(), TEXT, "GetText", args, purpose)
                 }
                 FieldB::TerminalText => {
@@ -779,7 +810,9 @@ impl Walker<'_> {
         // Chromium walk at no measurable cost in wall time.
         // Only tables: that is where GTK's rows live; Chromium's hidden list items and rows already say
         // so in their states, and asking their extents too cost it 5% more calls on a long page.
-        let probe = if role == Role::Table { Probe::StatesAndExtents } else { Probe::States };
+        // GTK 4 says which nodes are not drawn by their size alone.
+        let probe =
+            if role == Role::Table || toolkit == Toolkit::Gtk4 { Probe::StatesAndExtents } else { Probe::States };
         for (i, child) in data.children.into_iter().take(room).enumerate() {
             self.start_node(child, win, Some(n), i, probe);
         }
@@ -937,7 +970,8 @@ impl Walker<'_> {
                     let complete = win.outstanding == 0 && !win.truncated && finished_in_time_for(&self, win);
                     if complete {
                         let extents = nodes.first().map(|n| n.bounds).unwrap_or_default();
-                        fresh.push((win.obj.clone(), CachedWindow { extents, nodes: nodes.clone(), paths }));
+                        let cached = CachedWindow { extents, nodes: nodes.clone(), paths, toolkit: win.toolkit };
+                        fresh.push((win.obj.clone(), cached));
                     }
                     stats.windows_walked += 1;
                     nodes

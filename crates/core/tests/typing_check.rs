@@ -225,3 +225,27 @@ fn text_past_what_accessibility_reports_is_not_checked_nor_typed_twice() {
     assert_eq!(alternates(&fx), 0);
     assert!(fx.sim.widget(notes).value.ends_with("x\nmore than ten characters"));
 }
+
+/// A field whose accessible text stays empty (GTK 4.8 answers a request for all of an entry's text
+/// with nothing) while the screen shows what was typed: the text arrived, and is never sent again.
+#[test]
+fn text_the_screen_shows_in_the_field_is_not_typed_twice() {
+    let mut fx = Fx::empty();
+    let name = fx.sim.add_widget(fx.win, Widget::entry("Name").at(130, 140, 300, 28).text_unreported());
+    fx.turn("fill in the form", Mode::Interactive);
+    fx.see();
+    let o = type_into(&mut fx, "Name", "Grace Hopper");
+    assert!(
+        matches!(o.typing, Some(TypingCheck::Unchecked { ref why }) if why.contains("screen shows")),
+        "{}",
+        o.text()
+    );
+    assert_eq!(fx.sim.widget(name).value, "Grace Hopper", "typed once");
+    assert_eq!(alternates(&fx), 0);
+    // Lost for real (nothing on screen either): sent again, as before.
+    let (mut fx, name, _) = desk();
+    fx.sim.fail_next_typing(TypingFault::Lost);
+    let o = type_into(&mut fx, "Name", "Grace Hopper");
+    assert!(matches!(o.typing, Some(TypingCheck::ArrivedOnRetry { .. })), "{}", o.text());
+    assert_eq!(fx.sim.widget(name).value, "Grace Hopper");
+}

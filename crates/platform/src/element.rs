@@ -256,6 +256,10 @@ pub struct AxNode {
     pub attributes: Vec<(String, String)>,
     /// Index of the parent node in the same snapshot.
     pub parent: Option<usize>,
+    /// `bounds` are relative to the node's window, not the screen: the toolkit gave nothing better
+    /// (GTK 4 on X11 answers window coordinates even when asked for screen ones). The desktop backend
+    /// moves such nodes onto the screen, or leaves them out, before anything else reads them.
+    pub window_relative: bool,
 }
 
 impl AxNode {
@@ -305,6 +309,29 @@ impl AxSnapshot {
 
     pub fn focused(&self) -> Option<usize> {
         self.nodes.iter().position(|n| n.states.contains(States::FOCUSED))
+    }
+
+    /// Keeps the nodes whose `keep` entry is true (one per node, in order); parent indices follow
+    /// the nodes they name, and a parent left out leaves its children without one.
+    pub fn retain(&mut self, keep: &[bool]) {
+        let mut new_index = vec![None; self.nodes.len()];
+        let mut n = 0;
+        for (i, slot) in new_index.iter_mut().enumerate() {
+            if keep.get(i).copied().unwrap_or(true) {
+                *slot = Some(n);
+                n += 1;
+            }
+        }
+        let nodes = std::mem::take(&mut self.nodes);
+        self.nodes = nodes
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| new_index[*i].is_some())
+            .map(|(_, mut node)| {
+                node.parent = node.parent.and_then(|p| new_index.get(p).copied().flatten());
+                node
+            })
+            .collect();
     }
 }
 

@@ -96,7 +96,8 @@ fn widget_node(d: &WidgetData, win: &WindowData, states: States, parent: usize) 
         name: d.w.label.clone(),
         // Secure fields never carry a value, whatever they hold.
         value: match kind {
-            WidgetKind::Entry | WidgetKind::TextArea => Some(d.w.value.clone()),
+            WidgetKind::Entry | WidgetKind::TextArea if d.w.ax_text => Some(d.w.value.clone()),
+            WidgetKind::Entry | WidgetKind::TextArea => Some(String::new()),
             WidgetKind::Terminal => Some(format!("$ {}", d.w.value)),
             _ => None,
         },

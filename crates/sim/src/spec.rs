@@ -324,6 +324,8 @@ pub struct Widget {
     pub(crate) focus_on_click: bool,
     pub(crate) initial_focus: bool,
     pub(crate) ax_visible: bool,
+    /// Whether accessibility reports the text it holds (its value).
+    pub(crate) ax_text: bool,
     pub(crate) ocr_visible: bool,
     pub(crate) draggable: bool,
     pub(crate) selected: bool,
@@ -351,6 +353,7 @@ impl Widget {
             focus_on_click: kind.is_entry() || kind == WidgetKind::List,
             initial_focus: false,
             ax_visible: true,
+            ax_text: true,
             ocr_visible: true,
             draggable: false,
             selected: false,
@@ -530,6 +533,13 @@ impl Widget {
     }
 
     /// An attribute accessibility reports for it (a toolkit class, an HTML id).
+    /// Its accessible value stays empty whatever it holds, as GTK 4.8 answers a request for all of a
+    /// field's text: what it holds shows only on screen.
+    pub fn text_unreported(mut self) -> Self {
+        self.ax_text = false;
+        self
+    }
+
     pub fn attribute(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.attributes.push((name.into(), value.into()));
         self

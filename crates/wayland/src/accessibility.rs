@@ -36,6 +36,7 @@ pub fn place(snapshot: &mut AxSnapshot, origins: &[(String, Point)]) -> usize {
             Some((_, o)) if !node.bounds.is_empty() => {
                 node.bounds =
                     Rect::new(node.bounds.x + o.x, node.bounds.y + o.y, node.bounds.width, node.bounds.height);
+                node.window_relative = false;
             }
             Some(_) => {}
             None => unplaced[i] = true,
@@ -43,25 +44,8 @@ pub fn place(snapshot: &mut AxSnapshot, origins: &[(String, Point)]) -> usize {
     }
     let dropped = unplaced.iter().filter(|u| **u).count();
     if dropped > 0 {
-        // Keep parents valid: remap indices past the removed nodes.
-        let mut new_index = vec![None; snapshot.nodes.len()];
-        let mut n = 0;
-        for (i, u) in unplaced.iter().enumerate() {
-            if !u {
-                new_index[i] = Some(n);
-                n += 1;
-            }
-        }
-        let nodes = std::mem::take(&mut snapshot.nodes);
-        snapshot.nodes = nodes
-            .into_iter()
-            .enumerate()
-            .filter(|(i, _)| !unplaced[*i])
-            .map(|(_, mut node)| {
-                node.parent = node.parent.and_then(|p| new_index.get(p).copied().flatten());
-                node
-            })
-            .collect();
+        let keep: Vec<bool> = unplaced.iter().map(|u| !u).collect();
+        snapshot.retain(&keep);
     }
     dropped
 }

@@ -32,6 +32,7 @@ x11rb::atom_manager! {
         _NET_WM_WINDOW_TYPE_DIALOG,
         _NET_WM_WINDOW_TYPE_DESKTOP,
         _NET_FRAME_EXTENTS,
+        _GTK_FRAME_EXTENTS,
         _NET_SUPPORTING_WM_CHECK,
         _NET_CURRENT_DESKTOP,
         _NET_CLOSE_WINDOW,

@@ -8,6 +8,8 @@
 //!   emptying the selections.
 //! - [`settle`]: waits on DAMAGE events until the screen is quiet, ignoring regions that were already
 //!   animating.
+//! - [`placement`]: accessibility nodes a toolkit gave in window coordinates (GTK 4), moved onto the
+//!   screen by their window's place.
 //!
 //! [`X11Desktop::connect`] assembles them into a [`Desktop`] for the engine, with whatever accessibility
 //! and OCR sources the caller has.
@@ -18,6 +20,7 @@ mod error;
 mod held;
 pub mod input;
 mod monitors;
+pub mod placement;
 pub mod settle;
 pub mod tidy;
 pub mod windows;
@@ -34,6 +37,7 @@ pub use held::{held_down, HeldDown};
 
 use capture::{CaptureMethod, X11Screen};
 use input::{InputOptions, X11Input};
+use placement::PlacedAccessibility;
 use settle::{SettleOptions, X11Settle};
 use windows::{LaunchEnv, X11Windows};
 
@@ -80,6 +84,7 @@ impl X11Desktop {
         let screen = X11Screen::with_method(Arc::clone(&conn), options.capture)?;
         let input = X11Input::with_options(Arc::clone(&conn), options.input)?;
         let settle = X11Settle::with_options(&options.display, options.settle)?;
+        let accessibility = Box::new(PlacedAccessibility::new(accessibility, Arc::clone(&conn)));
         let windows = X11Windows::new(conn, options.launch);
         Ok(Desktop {
             screen: Box::new(screen),

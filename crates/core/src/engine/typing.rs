@@ -136,6 +136,16 @@ impl Typed<'_, '_> {
                 let _ = holds;
                 return Ok(TypingCheck::Arrived { element });
             }
+            // Accessibility reports nothing new, but the screen shows the text in the field: it
+            // arrived and is not reported (GTK 4.8 answers a request for all of an entry's text
+            // with nothing). Sending it again would type it twice.
+            Read::Holds { element, arrival: Arrival::Nothing, .. } if drawn_in(&fresh.obs, element, &held, text) => {
+                return Ok(TypingCheck::Unchecked {
+                    why: "accessibility reports the field's text unchanged, but the screen shows the typed text in \
+                          it; it was not sent again"
+                        .into(),
+                });
+            }
             Read::Holds { element, holds, arrival, focused } => {
                 let safe = focused && !terminal && (arrival == Arrival::Nothing || held.is_empty());
                 let replace = if safe || !focused || terminal || arrival != Arrival::Wrong {
@@ -212,6 +222,23 @@ impl Typed<'_, '_> {
             *fresh = observe(self.desktop, self.config, self.tracker, None, self.marks)?;
         }
     }
+}
+
+/// Whether OCR reads the start of `text` (its first dozen non-blank characters, at least three)
+/// inside the receiver `element`'s bounds in `obs`, where accessibility's `held` text did not already
+/// hold it.
+fn drawn_in(obs: &Observation, element: crate::ids::ElementId, held: &str, text: &str) -> bool {
+    let squeeze =
+        |s: &str| -> String { s.chars().filter(|c| !c.is_whitespace()).flat_map(char::to_lowercase).collect() };
+    let start: String = squeeze(text).chars().take(12).collect();
+    if start.chars().count() < 3 || squeeze(held).contains(&start) {
+        return false;
+    }
+    let Some(receiver) = obs.elements.iter().find(|e| e.id == element) else { return false };
+    obs.elements
+        .iter()
+        .filter(|e| e.source.is_ocr_only() && receiver.bounds.contains(e.bounds.center()))
+        .any(|e| squeeze(&e.label).contains(&start))
 }
 
 /// How the second attempt goes.

@@ -37,6 +37,11 @@ pub(crate) struct RawInfo {
     pub class: String,
     pub pid: Option<u32>,
     pub bounds: Rect,
+    /// The client window itself, without the window manager's frame: what the app draws in.
+    pub client: Rect,
+    /// `_GTK_FRAME_EXTENTS` (left, right, top, bottom): the invisible margin a GTK window with
+    /// client-side decorations keeps around what it shows, for its shadow.
+    pub gtk_margin: Option<[u32; 4]>,
 }
 
 impl RawInfo {
@@ -55,6 +60,7 @@ pub(crate) struct InfoRequest<'c> {
     class: PropertyCookie<'c>,
     pid: PropertyCookie<'c>,
     extents: PropertyCookie<'c>,
+    gtk_extents: PropertyCookie<'c>,
     geometry: Cookie<'c, RustConnection, x11rb::protocol::xproto::GetGeometryReply>,
     origin: Cookie<'c, RustConnection, x11rb::protocol::xproto::TranslateCoordinatesReply>,
 }
@@ -70,6 +76,7 @@ impl<'c> InfoRequest<'c> {
             class: c.get_property(false, window, a.WM_CLASS, AtomEnum::STRING, 0, 256)?,
             pid: c.get_property(false, window, a._NET_WM_PID, AtomEnum::CARDINAL, 0, 1)?,
             extents: c.get_property(false, window, a._NET_FRAME_EXTENTS, AtomEnum::CARDINAL, 0, 4)?,
+            gtk_extents: c.get_property(false, window, a._GTK_FRAME_EXTENTS, AtomEnum::CARDINAL, 0, 4)?,
             geometry: c.get_geometry(window)?,
             origin: c.translate_coordinates(window, conn.root, 0, 0)?,
         })
@@ -91,6 +98,10 @@ impl<'c> InfoRequest<'c> {
             [l, r, t, b] => [l, r, t, b],
             _ => [0; 4],
         };
+        let gtk_margin = match self.gtk_extents.reply()?.value32().map(|v| v.collect::<Vec<u32>>()).as_deref() {
+            Some(&[l, r, t, b]) => Some([l, r, t, b]),
+            _ => None,
+        };
         let geometry = self.geometry.reply()?;
         let origin = self.origin.reply()?;
         // `origin` is the inside of the client's own border; the frame surrounds border and client.
@@ -101,6 +112,12 @@ impl<'c> InfoRequest<'c> {
             u32::from(geometry.width) + left + right + 2 * border,
             u32::from(geometry.height) + top + bottom + 2 * border,
         );
+        let client = Rect::new(
+            i32::from(origin.dst_x),
+            i32::from(origin.dst_y),
+            u32::from(geometry.width),
+            u32::from(geometry.height),
+        );
         Ok(RawInfo {
             window: self.window,
             title: title.trim_end_matches('\0').to_owned(),
@@ -108,6 +125,8 @@ impl<'c> InfoRequest<'c> {
             class,
             pid,
             bounds,
+            client,
+            gtk_margin,
         })
     }
 }

@@ -13,9 +13,15 @@ use handrail_x11::{X11Desktop, X11Options};
 pub fn full_desktop(sandbox: &Sandbox) -> Desktop {
     let ocr = handrail_ocr::TesseractOcr::new(handrail_ocr::TesseractConfig::default());
     let ax = handrail_atspi::AtspiSource::new(sandbox.bus_address());
+    X11Desktop::connect(X11Options::new(sandbox.display(), launch_env(sandbox)), Box::new(ax), Box::new(ocr))
+        .expect("connects")
+}
+
+/// How apps are launched on `sandbox`: in its session, without the variables a sandbox removes.
+pub fn launch_env(sandbox: &Sandbox) -> LaunchEnv {
     let mut launch = LaunchEnv::new(sandbox.env(), sandbox.root().join("browser"));
     launch.removed = REMOVED_ENV.iter().map(|s| s.to_string()).collect();
-    X11Desktop::connect(X11Options::new(sandbox.display(), launch), Box::new(ax), Box::new(ocr)).expect("connects")
+    launch
 }
 
 pub fn raw(pairs: &[(&str, &str)]) -> RawArgs {
