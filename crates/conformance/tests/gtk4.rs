@@ -1,0 +1,86 @@
+//! A real GTK 4 app (testdata/apps/gtk4_probe.py) on both real backends. GTK 4 sets SHOWING on
+//! windows only and answers window coordinates; on X11 its nodes are placed by their window, on
+//! Wayland every toolkit's are. Either way the controls are listed inside their window, nothing
+//! hidden is, the password entry is one, and a click at a listed button's centre reaches it, as the
+//! app itself reports.
+
+use std::time::{Duration, Instant};
+
+use handrail_conformance::real::{self, RealHarness};
+use handrail_conformance::Harness;
+use handrail_platform::{AxLimits, AxNode, AxSnapshot, MouseButton, Role};
+use handrail_testkit::LineApp;
+
+const TITLE: &str = "GTK 4 probe";
+
+fn find<'a>(snap: &'a AxSnapshot, role: Role, name: &str) -> Option<&'a AxNode> {
+    snap.nodes.iter().find(|n| n.role() == role && n.name == name && n.window == TITLE)
+}
+
+fn dump(snap: &AxSnapshot) -> String {
+    let lines: Vec<String> = snap
+        .nodes
+        .iter()
+        .filter(|n| n.window == TITLE)
+        .map(|n| format!("{:?} {:?} {} {:?}", n.role(), n.name, n.bounds, n.states))
+        .collect();
+    format!("health={:?}\n{}", snap.health, lines.join("\n"))
+}
+
+fn gtk4_controls_are_listed_inside_their_window_and_reached(h: RealHarness) {
+    let mut command = h.sandbox().command("/usr/bin/python3");
+    command.arg(concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/apps/gtk4_probe.py")).args(["--title", TITLE]);
+    let mut app = LineApp::spawn(command);
+    assert!(app.wait_for(|l| l == "ready").is_some(), "{}: the GTK 4 probe came up: {:?}", h.name(), app.seen);
+    let desktop = h.desktop();
+
+    // The tree arrives a moment after the window.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let snap = loop {
+        let snap = desktop.accessibility.snapshot(&AxLimits::default());
+        if find(&snap, Role::TextArea, "Notes").is_some() || Instant::now() > deadline {
+            break snap;
+        }
+        std::thread::sleep(Duration::from_millis(200)); // polling interval, not a settle wait
+    };
+    let window = desktop
+        .windows
+        .stack()
+        .expect("the window stack")
+        .into_iter()
+        .find(|w| w.info.title == TITLE)
+        .unwrap_or_else(|| panic!("{}: the probe's window is listed", h.name()))
+        .info
+        .bounds;
+    for (role, name) in
+        [(Role::Button, "Say hello"), (Role::Entry, "Name"), (Role::PasswordEntry, "PIN"), (Role::TextArea, "Notes")]
+    {
+        let node =
+            find(&snap, role, name).unwrap_or_else(|| panic!("{}: {role:?} {name:?}:\n{}", h.name(), dump(&snap)));
+        assert!(window.contains_rect(&node.bounds), "{}: {name:?} at {} outside {window}", h.name(), node.bounds);
+        assert!(!node.window_relative, "{}: {name:?} was left in window coordinates", h.name());
+    }
+    let text = dump(&snap);
+    for never in ["Hidden action", "GtkImage", "GtkStackPage", "GtkScrollbar"] {
+        assert!(!text.contains(never), "{}: {never}:\n{text}", h.name());
+    }
+
+    let hello = find(&snap, Role::Button, "Say hello").expect("listed above").bounds.center();
+    desktop.input.click(hello, MouseButton::Left, 1).expect("click");
+    assert!(
+        app.wait_for(|l| l == "clicked hello").is_some(),
+        "{}: the click reached the button: {:?}",
+        h.name(),
+        app.seen
+    );
+}
+
+#[test]
+fn on_x11() {
+    gtk4_controls_are_listed_inside_their_window_and_reached(real::x11());
+}
+
+#[test]
+fn on_wayland() {
+    gtk4_controls_are_listed_inside_their_window_and_reached(real::wayland());
+}
