@@ -422,6 +422,22 @@ fn inspect_publishes_a_detail_observation_with_a_crop() {
     assert_eq!(o.status, Status::Ok, "{}", o.text());
 }
 
+/// An element inspected after it moved (its window placed or scrolled since the observation) is
+/// inspected where it is now, not where it was.
+#[test]
+fn inspect_of_an_element_follows_it_where_it_moved() {
+    let (mut fx, ids) = Fx::form();
+    fx.see();
+    fx.sim.move_widget(ids.save, Rect::new(600, 300, 90, 30));
+    let o = fx.on("inspect", "Save", &[]);
+    assert_eq!(o.status, Status::Ok, "{}", o.text());
+    let obs = o.observation.clone().expect("detail observation");
+    let detail = obs.inspect.as_ref().expect("inspect detail");
+    assert_eq!(detail.region, Rect::new(600, 300, 90, 30), "{}", o.text());
+    let listed: Vec<&str> = detail.elements.iter().map(|i| obs.elements[*i].label.as_str()).collect();
+    assert!(listed.contains(&"Save"), "{}", o.text());
+}
+
 #[test]
 fn ocr_only_text_is_listed_and_clickable() {
     let (mut fx, _) = Fx::empty_with(|sim, win| {

@@ -9,12 +9,14 @@ use super::config::Config;
 use super::stop::{blank, Stop};
 use super::Engine;
 use crate::diff::Thumbnail;
+use crate::identity::centre_distance;
 use crate::identity::IdTracker;
 use crate::ids::ObservationId;
 use crate::merge::Geometry;
 use crate::observation::{Element, FrontWindow, InspectDetail, Observation};
 use crate::outcome::{Outcome, Reason, Status};
 use crate::request::ActionKind;
+use crate::text::normalize;
 
 /// What a warm-up look saw.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,7 +76,17 @@ impl Engine {
         })
     }
 
-    pub(super) fn inspect(&mut self, action: ActionKind, summary: String, region: Rect) -> Outcome {
+    /// Inspects `region`; with `follow`, the element the region was taken from: if the fresh look
+    /// shows it elsewhere (its window was placed or moved since the observation), its new place is
+    /// inspected. It is found by its id, else as the nearest element of the same app, role and label
+    /// (an id does not survive a long move).
+    pub(super) fn inspect(
+        &mut self,
+        action: ActionKind,
+        summary: String,
+        region: Rect,
+        follow: Option<Element>,
+    ) -> Outcome {
         let latest = self.session.latest.clone();
         let image_rect = latest.as_ref().map(|o| Rect::from_size(o.image_size));
         let region = match image_rect {
@@ -94,7 +106,26 @@ impl Engine {
         self.open_window();
         self.session.observations += 1;
         self.session.unchanged = None;
-        match self.fresh(Some(region)) {
+        let moved_to = |fresh: &Fresh| {
+            let was = follow.as_ref()?;
+            let same_kind =
+                |e: &&Element| e.role == was.role && e.app == was.app && normalize(&e.label) == normalize(&was.label);
+            let now = match fresh.obs.elements.iter().find(|e| e.id == was.id) {
+                Some(e) => e.bounds,
+                None => {
+                    let nearest = fresh.obs.elements.iter().filter(same_kind).min_by(|a, b| {
+                        centre_distance(&a.bounds, &was.bounds).total_cmp(&centre_distance(&b.bounds, &was.bounds))
+                    });
+                    nearest?.bounds
+                }
+            };
+            (now != region && !now.is_empty()).then_some(now)
+        };
+        let looked = self.fresh(Some(region)).and_then(|fresh| match moved_to(&fresh) {
+            Some(now) => self.fresh(Some(now)),
+            None => Ok(fresh),
+        });
+        match looked {
             Ok(fresh) => self.published(Status::Ok, action, summary, fresh),
             Err(e) => self.platform_error(action, summary, e),
         }

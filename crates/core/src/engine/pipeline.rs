@@ -34,11 +34,13 @@ impl Engine {
         let mut outcome = match &request.command {
             Command::See => self.see(action, summary),
             Command::Inspect(subject) => {
-                let region = match subject {
-                    InspectSubject::Region(r) => *r,
-                    InspectSubject::Target(_) => aims.first().map_or(Rect::default(), |a| a.element.bounds),
+                let (region, follow) = match subject {
+                    InspectSubject::Region(r) => (*r, None),
+                    InspectSubject::Target(_) => {
+                        aims.first().map_or((Rect::default(), None), |a| (a.element.bounds, Some(a.element.clone())))
+                    }
                 };
-                self.inspect(action, summary, region)
+                self.inspect(action, summary, region, follow)
             }
             _ => match self.judge_before_acting(request, &aims) {
                 Ok((judged, signature)) => self.act_and_verify(request, summary, aims, judged, signature),
