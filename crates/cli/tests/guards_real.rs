@@ -210,6 +210,11 @@ fn keyboard_paths_around_the_guards_are_refused_on_real_apps() {
 
     // --- A label that changes under the pointer: judged when the pointer is on it, before the press. ---
     agent.turn("web-lure", "keep my draft", Mode::Interactive);
+    // The pointer rests away from where the page will draw its button: left on the last page's
+    // Save, it would be on the button as the page loads, and the page would say "Delete account"
+    // from the start (Chromium updates hover after layout), which is another test.
+    let parked = sandbox.command("xdotool").args(["mousemove", "1270", "790"]).status();
+    assert!(parked.is_ok_and(|s| s.success()), "xdotool moved the pointer away");
     let o = agent.call(&[("action", "open_url"), ("url", &serve_page(LURE_PAGE))]);
     assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
     let o = agent.on("click", "button", "Keep draft", &[]);
