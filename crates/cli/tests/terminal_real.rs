@@ -45,8 +45,13 @@ impl Agent {
             if texts.iter().any(|t| has(t, text)) {
                 return;
             }
-            // Every text, not the listing's first lines: the terminal's lines come late in it.
-            assert!(Instant::now() < deadline, "the screen never showed {text:?}; it showed {texts:?}");
+            // Every text, not the listing's first lines: the terminal's lines come late in it; and
+            // the look's own answer, when it listed nothing at all.
+            assert!(
+                Instant::now() < deadline,
+                "the screen never showed {text:?}; it showed {texts:?}; the last look answered: {}",
+                o.text()
+            );
             std::thread::sleep(Duration::from_millis(200));
         }
     }
