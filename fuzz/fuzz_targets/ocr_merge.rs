@@ -243,6 +243,7 @@ fn node(n: &Node) -> AxNode {
         key_bindings: n.bindings.iter().take(3).cloned().collect(),
         attributes: Vec::new(),
         parent: n.parent.map(usize::from),
+        window_relative: false,
     }
 }
 
