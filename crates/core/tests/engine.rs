@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use common::{args, config, Fx};
 use handrail_core::{
-    Config, Engine, ExpectOutcome, GuardDecision, Markers, Mode, Rule, Status, Turn, Vision, UNSUPPORTED,
+    Config, Engine, ExpectOutcome, GuardDecision, Markers, Mode, Outcome, Rule, Status, Turn, Vision, UNSUPPORTED,
 };
 use handrail_platform::{AxHealth, Rect, Size};
 use handrail_sim::{Reaction, SimCall, SimDesktop, Widget, WindowSpec};
@@ -420,6 +420,30 @@ fn inspect_publishes_a_detail_observation_with_a_crop() {
     assert_eq!(o.status, Status::Ok);
     let o = fx.on("click", "Save", &[]);
     assert_eq!(o.status, Status::Ok, "{}", o.text());
+}
+
+/// When no focused element is reported, `expect focus:` says why as far as the screen tells: the
+/// app lists nothing on the accessibility bus, or it lists elements and none has focus.
+#[test]
+fn an_unknown_focus_names_its_cause() {
+    let (mut fx, _) = Fx::empty_with(|sim, win| {
+        sim.add_widget(win, Widget::button("Start").at(130, 140, 120, 30));
+    });
+    fx.see();
+    let o = fx.on("click", "Start", &[("expect", "focus:Start")]);
+    let why = |o: &Outcome| match &o.expect {
+        Some((_, ExpectOutcome::Unknown { why })) => why.clone(),
+        other => panic!("{other:?}: {}", o.text()),
+    };
+    assert!(why(&o).contains("reports no focused element"), "{}", o.text());
+    assert!(!why(&o).contains("web content"), "{}", o.text());
+
+    let (mut fx, _) = Fx::empty_with(|sim, win| {
+        sim.add_widget(win, Widget::canvas_text("Play").at(300, 300, 80, 30));
+    });
+    fx.see();
+    let o = fx.on("click", "Play", &[("expect", "focus:Play")]);
+    assert!(why(&o).contains("lists nothing on the accessibility bus"), "{}", o.text());
 }
 
 /// An element inspected after it moved (its window placed or scrolled since the observation) is

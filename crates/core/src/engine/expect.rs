@@ -1,6 +1,6 @@
 //! `expect=…`: checking what an action should have led to against an observation.
 
-use handrail_platform::{AxHealth, OcrHealth};
+use handrail_platform::{AxHealth, OcrHealth, Role};
 
 use crate::observation::{Element, Observation, Source};
 use crate::outcome::ExpectOutcome;
@@ -15,6 +15,31 @@ pub(super) fn settled_on(expect: &Expect, outcome: &ExpectOutcome) -> bool {
         ExpectOutcome::Verified => true,
         ExpectOutcome::NotMet { .. } => false,
         ExpectOutcome::Unknown { .. } => expect.kind != ExpectKind::Text,
+    }
+}
+
+/// Why no focused element is reported, as far as the observation tells: the front window's app
+/// lists nothing on the accessibility bus (not on it, or a toolkit exposing nothing, such as xterm),
+/// focus sits in web content a browser may not expose, or the app simply reports none.
+fn no_focus_why(obs: &Observation) -> String {
+    // The window's own node says nothing of what is inside it.
+    let front = |e: &&Element| {
+        e.source.has_ax()
+            && e.role != Role::Window
+            && (obs.window.as_deref() == Some(e.window.as_str()) || obs.app.as_deref() == Some(e.app.as_str()))
+    };
+    let app = obs.app.as_deref().map_or_else(|| "the frontmost app".to_string(), |a| quote_clipped(a, 40));
+    let mut listed = obs.elements.iter().filter(front).peekable();
+    if listed.peek().is_none() {
+        return format!(
+            "{app} lists nothing on the accessibility bus (it is not on it, or exposes nothing), so its focus cannot \
+             be read"
+        );
+    }
+    if listed.any(|e| e.is_web_content() || e.role == Role::Document) {
+        "no focused element is reported (focus inside web content may not be exposed)".into()
+    } else {
+        format!("{app} reports no focused element")
     }
 }
 
@@ -35,9 +60,7 @@ pub(super) fn check_expect(expect: &Expect, obs: &Observation) -> ExpectOutcome 
                 Some(f) => ExpectOutcome::NotMet {
                     observed: format!("focus is on {} {} {}", f.id, f.role, quote_clipped(&f.label, 40)),
                 },
-                None => ExpectOutcome::Unknown {
-                    why: "no focused element is reported (focus inside web content may not be exposed); use expect text: instead".into(),
-                },
+                None => ExpectOutcome::Unknown { why: format!("{}; use expect text: instead", no_focus_why(obs)) },
             }
         }
         ExpectKind::App => match &obs.app {
