@@ -60,6 +60,11 @@ pub struct AgentArgs {
     /// Work on the built-in simulated desktop.
     #[arg(long)]
     simulated: bool,
+    /// The languages OCR reads text outside the accessibility tree in: Tesseract model names joined
+    /// by `+` (e.g. eng+deu, jpn, chi_sim+eng). Default: English, the desktop locale's language and
+    /// Thai, those installed. Each needs its model (Debian: tesseract-ocr-deu…).
+    #[arg(long, value_name = "LANGS")]
+    ocr_lang: Option<String>,
     /// Sandbox screen size, WIDTHxHEIGHT.
     #[arg(long, default_value = "1280x800", value_parser = crate::sandbox::parse_size)]
     size: (u32, u32),
@@ -102,6 +107,7 @@ pub fn run(args: AgentArgs) -> Result<std::process::ExitCode> {
         display: args.display.clone(),
         simulated: args.simulated,
         launch: args.launch.clone(),
+        ocr_languages: args.ocr_lang.clone(),
     };
     // One task is one turn here, and this command has no budget flags: refusals say so.
     let knobs = Knobs {

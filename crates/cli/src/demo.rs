@@ -191,7 +191,7 @@ fn run_on_sandbox(trace: TraceWriter, wayland: bool) -> Result<u32> {
     let sandbox = Sandbox::start(SandboxOptions { wayland, ..SandboxOptions::default() })
         .context("starting the sandbox desktop")?;
     eprintln!("handrail demo: private desktop {} is up; working a notes page in Chromium", sandbox.session_name());
-    let desktop = crate::desktops::sandbox_desktop(&sandbox, "handrail demo", &UrlPolicy::default())?;
+    let desktop = crate::desktops::sandbox_desktop(&sandbox, "handrail demo", &UrlPolicy::default(), None)?;
     let mut host = Host::new(server(desktop, Vision::Capable, trace)?, TURN, INTENT)?;
 
     let url = serve_notes_page()?;

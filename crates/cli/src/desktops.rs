@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::{Child, Stdio};
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use handrail_core::guard::url::UrlPolicy;
 use handrail_core::Vision;
 use handrail_netguard::{PolicyProxy, CHROMIUM_NO_BYPASS_ARGS};
@@ -17,14 +17,26 @@ use handrail_wayland::{Socket, WaylandDesktop, WaylandOptions};
 use handrail_x11::windows::LaunchEnv;
 use handrail_x11::{X11Desktop, X11Options};
 
-/// Tesseract when it can be loaded; otherwise the accessibility path alone, said once on stderr.
-pub fn ocr_or_none(who: &str) -> Box<dyn Ocr> {
-    let ocr = handrail_ocr::TesseractOcr::new(handrail_ocr::TesseractConfig::default());
-    match ocr.unavailable_reason() {
-        None => Box::new(ocr),
-        Some(why) => {
+/// Tesseract reading `languages` (`+`-separated model names; by default English, the desktop
+/// locale's language and Thai, those installed) when it can be loaded. Otherwise the accessibility
+/// path alone, said once on stderr; but languages asked for by name that cannot be read are an
+/// error: the user said which text matters.
+pub fn ocr_or_none(who: &str, languages: Option<&str>) -> Result<Box<dyn Ocr>> {
+    let mut config = handrail_ocr::TesseractConfig::default();
+    if let Some(l) = languages {
+        config.languages = l.to_owned();
+    }
+    let chosen = config.languages.clone();
+    let ocr = handrail_ocr::TesseractOcr::new(config);
+    match (ocr.unavailable_reason(), languages) {
+        (None, _) => {
+            eprintln!("{who}: OCR reads {chosen}");
+            Ok(Box::new(ocr))
+        }
+        (Some(why), Some(asked)) => bail!("--ocr-lang {asked}: OCR cannot read these: {why}"),
+        (Some(why), None) => {
             eprintln!("{who}: OCR is unavailable ({why}); continuing with accessibility only");
-            Box::new(NoOcr)
+            Ok(Box::new(NoOcr))
         }
     }
 }
@@ -57,12 +69,13 @@ fn guarded_desktop(
     session: Session,
     policy: &UrlPolicy,
     accessibility: Box<dyn Accessibility>,
+    ocr: Box<dyn Ocr>,
 ) -> Result<Desktop> {
     let desktop = match session {
         Session::X11(mut options) => {
             let proxy = start_browser_proxy(who, policy, &mut options.launch)?;
             let display = options.display.clone();
-            let mut d = X11Desktop::connect(options, accessibility, ocr_or_none(who))
+            let mut d = X11Desktop::connect(options, accessibility, ocr)
                 .with_context(|| format!("connecting to X display {display}"))?;
             d.network = Box::new(proxy);
             d
@@ -70,7 +83,7 @@ fn guarded_desktop(
         Session::Wayland(mut options) => {
             let proxy = start_browser_proxy(who, policy, &mut options.launch)?;
             let socket = options.socket.0.display().to_string();
-            let mut d = WaylandDesktop::connect(options, accessibility, ocr_or_none(who))
+            let mut d = WaylandDesktop::connect(options, accessibility, ocr)
                 .with_context(|| format!("connecting to the Wayland compositor at {socket}"))?;
             d.network = Box::new(proxy);
             d
@@ -79,8 +92,14 @@ fn guarded_desktop(
     Ok(desktop)
 }
 
-/// The desktop of a running sandbox, with AT-SPI, OCR and a browser held to `policy`.
-pub fn sandbox_desktop(sandbox: &Sandbox, who: &str, policy: &UrlPolicy) -> Result<Desktop> {
+/// The desktop of a running sandbox, with AT-SPI, OCR (in `ocr_languages`, else the default ones)
+/// and a browser held to `policy`.
+pub fn sandbox_desktop(
+    sandbox: &Sandbox,
+    who: &str,
+    policy: &UrlPolicy,
+    ocr_languages: Option<&str>,
+) -> Result<Desktop> {
     let mut launch = LaunchEnv::new(sandbox.env(), sandbox_browser_profile(sandbox));
     launch.removed = REMOVED_ENV.iter().map(|s| s.to_string()).collect();
     launch.log_dir = Some(sandbox.root().join("logs"));
@@ -97,7 +116,8 @@ pub fn sandbox_desktop(sandbox: &Sandbox, who: &str, policy: &UrlPolicy) -> Resu
         )),
         None => Session::X11(X11Options::new(sandbox.display(), launch)),
     };
-    guarded_desktop(who, session, policy, accessibility).context("opening the sandbox desktop")
+    guarded_desktop(who, session, policy, accessibility, ocr_or_none(who, ocr_languages)?)
+        .context("opening the sandbox desktop")
 }
 
 /// The managed browser's profile in a sandbox: inside its private root, so it goes with the sandbox,
@@ -110,7 +130,7 @@ fn sandbox_browser_profile(sandbox: &Sandbox) -> PathBuf {
 /// from `DBUS_SESSION_BUS_ADDRESS` when set, and a browser of its own (fresh profile) held to `policy`.
 /// Browsers the user started are not behind the proxy; the address-bar guard still covers them, and
 /// the engine undoes an action that took one outside the allowed domains.
-pub fn display_desktop(display: &str, who: &str, policy: &UrlPolicy) -> Result<Desktop> {
+pub fn display_desktop(display: &str, who: &str, policy: &UrlPolicy, ocr_languages: Option<&str>) -> Result<Desktop> {
     let runtime = std::env::var_os("XDG_RUNTIME_DIR").map_or_else(std::env::temp_dir, PathBuf::from);
     let profile = runtime.join(format!("handrail-browser-{}", std::process::id()));
     let launch = LaunchEnv::new(vec![("DISPLAY".into(), display.to_string())], profile);
@@ -121,13 +141,14 @@ pub fn display_desktop(display: &str, who: &str, policy: &UrlPolicy) -> Result<D
             Box::new(NoAccessibility)
         }
     };
-    guarded_desktop(who, Session::X11(X11Options::new(display, launch)), policy, accessibility)
+    let ocr = ocr_or_none(who, ocr_languages)?;
+    guarded_desktop(who, Session::X11(X11Options::new(display, launch)), policy, accessibility, ocr)
 }
 
 /// A running wlroots session (`--wayland-display NAME`: a socket name in `XDG_RUNTIME_DIR`, or a
 /// path), with sway's IPC from `SWAYSOCK` when set (window geometry), its session bus from
 /// `DBUS_SESSION_BUS_ADDRESS`, and a browser of its own held to `policy`.
-pub fn wayland_desktop(name: &str, who: &str, policy: &UrlPolicy) -> Result<Desktop> {
+pub fn wayland_desktop(name: &str, who: &str, policy: &UrlPolicy, ocr_languages: Option<&str>) -> Result<Desktop> {
     let runtime = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from);
     let socket = Socket::resolve(name, runtime.as_deref()).context("finding the Wayland socket")?;
     let ipc = std::env::var_os("SWAYSOCK").filter(|s| !s.is_empty()).map(PathBuf::from);
@@ -144,7 +165,8 @@ pub fn wayland_desktop(name: &str, who: &str, policy: &UrlPolicy) -> Result<Desk
             Box::new(NoAccessibility)
         }
     };
-    guarded_desktop(who, Session::Wayland(WaylandOptions::new(socket, ipc, launch)), policy, accessibility)
+    let ocr = ocr_or_none(who, ocr_languages)?;
+    guarded_desktop(who, Session::Wayland(WaylandOptions::new(socket, ipc, launch)), policy, accessibility, ocr)
 }
 
 /// Decides whether the main model sees images (see `handrail_models::decide`) and says so on stderr.
@@ -186,6 +208,8 @@ pub struct DesktopChoice {
     pub simulated: bool,
     /// A program (and its arguments) to start inside the sandbox first.
     pub launch: Vec<String>,
+    /// OCR's languages (`--ocr-lang`), else the default ones.
+    pub ocr_languages: Option<String>,
 }
 
 /// What a command started and must stop.
@@ -307,7 +331,7 @@ pub fn open_desktop(who: &str, choice: &DesktopChoice, sees: bool, policy: &UrlP
         };
         let sandbox = Sandbox::start(opts).context("starting the sandbox desktop")?;
         eprintln!("{who}: private desktop {} is up", sandbox.session_name());
-        let desktop = sandbox_desktop(&sandbox, who, policy);
+        let desktop = sandbox_desktop(&sandbox, who, policy, choice.ocr_languages.as_deref());
         if let Some((program, rest)) = choice.launch.split_first() {
             // Its output goes to stderr: stdout may be a protocol channel.
             let stderr = std::io::stderr().as_fd().try_clone_to_owned().context("duplicating stderr")?;
@@ -337,12 +361,12 @@ pub fn open_desktop(who: &str, choice: &DesktopChoice, sees: bool, policy: &UrlP
         };
     }
     if let Some(name) = &choice.wayland_display {
-        return Ok((wayland_desktop(name, who, policy)?, running));
+        return Ok((wayland_desktop(name, who, policy, choice.ocr_languages.as_deref())?, running));
     }
     let display = choice
         .display
         .clone()
         .or_else(|| std::env::var("DISPLAY").ok().filter(|d| !d.is_empty()))
         .ok_or_else(|| anyhow::anyhow!("no display: set DISPLAY, pass --display, or use --sandbox"))?;
-    Ok((display_desktop(&display, who, policy)?, running))
+    Ok((display_desktop(&display, who, policy, choice.ocr_languages.as_deref())?, running))
 }

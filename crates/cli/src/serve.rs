@@ -43,6 +43,11 @@ pub struct ServeArgs {
     /// Serve the built-in simulated desktop (to try a host out; nothing real is touched).
     #[arg(long)]
     simulated: bool,
+    /// The languages OCR reads text outside the accessibility tree in: Tesseract model names joined
+    /// by `+` (e.g. eng+deu, jpn, chi_sim+eng). Default: English, the desktop locale's language and
+    /// Thai, those installed. Each needs its model (Debian: tesseract-ocr-deu…).
+    #[arg(long, value_name = "LANGS")]
+    ocr_lang: Option<String>,
     /// The main model's name (e.g. qwen2.5vl:7b); known names decide whether it sees images.
     #[arg(long)]
     model: Option<String>,
@@ -214,6 +219,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         display: args.display.clone(),
         simulated: args.simulated,
         launch: args.launch.clone(),
+        ocr_languages: args.ocr_lang.clone(),
     };
     let (desktop, mut running) = open_desktop(WHO, &choice, sees, &config.url_policy)?;
     crate::desktops::watch_sandbox(WHO, &mut running);

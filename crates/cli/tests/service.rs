@@ -439,3 +439,32 @@ fn set_up_endpoints_are_off_unless_asked_for_and_never_without_a_token() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("needs a bearer token"), "{stderr}");
 }
+
+/// OCR reads the languages asked for; a language it cannot read is refused at start, naming the
+/// model and the package. Without the flag, a German desktop's OCR reads German too.
+#[test]
+fn ocr_languages_follow_the_flag_or_the_locale_and_missing_ones_are_refused() {
+    let _serial = serial();
+    let out = Command::new(env!("CARGO_BIN_EXE_handrail"))
+        .args(["serve", "--sandbox", "--vision", "yes", "--ocr-lang", "eng+xyz"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("handrail runs");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--ocr-lang eng+xyz") && stderr.contains("xyz.traineddata"), "{stderr}");
+    assert!(stderr.contains("tesseract-ocr-xyz"), "{stderr}");
+    let bad = Command::new(env!("CARGO_BIN_EXE_handrail"))
+        .args(["serve", "--sandbox", "--vision", "yes", "--ocr-lang", "../etc/passwd"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("handrail runs");
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("is not a traineddata name"), "{bad:?}");
+
+    // The locale's language, without the flag.
+    let served = Served::start(&["--sandbox", "--vision", "yes"], &[("LANG", "de_DE.UTF-8"), ("LC_ALL", "")]);
+    let log = served.log();
+    assert!(log.lines().any(|l| l.contains("OCR reads eng+deu")), "{log}");
+    drop(served);
+}

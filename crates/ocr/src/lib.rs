@@ -39,6 +39,7 @@ mod changes;
 mod engine;
 mod ffi;
 mod grey;
+mod languages;
 mod layout;
 mod terminal;
 mod tessdata;
@@ -52,6 +53,7 @@ use std::time::{Duration, Instant};
 use handrail_platform::{Frame, Ocr, OcrLine, PlatformError, Rect};
 
 pub use engine::PageSegMode;
+pub use languages::{desktop_locale, locale_language};
 pub use terminal::TerminalReading;
 pub use tessdata::SEARCH_DIRS as TESSDATA_SEARCH_DIRS;
 pub use threads::{ensure_thread_limit_or_reexec, thread_limit_in_effect, ThreadLimit, THREAD_LIMIT_VAR};
@@ -197,7 +199,9 @@ pub fn auto_factor(previous: Option<(u32, &[OcrLine])>) -> u32 {
 /// Settings of a [`TesseractOcr`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct TesseractConfig {
-    /// Tesseract language list, `+`-separated (`"eng+tha"`). Each needs `<lang>.traineddata`.
+    /// Tesseract language list, `+`-separated (`"eng+tha"`). Each needs `<lang>.traineddata`. The
+    /// default is English, the desktop locale's language and Thai, those of them installed (see
+    /// [`TesseractConfig::languages_for_locale`]).
     pub languages: String,
     /// The tessdata directory; `None` tries `TESSDATA_PREFIX`, then [`TESSDATA_SEARCH_DIRS`].
     pub datapath: Option<PathBuf>,
@@ -229,10 +233,18 @@ pub struct TesseractConfig {
     pub terminal: TerminalReading,
 }
 
+impl TesseractConfig {
+    /// The default language list for a desktop in `locale` (`de_DE.UTF-8`): `eng`, the locale's
+    /// language and `tha`, those installed (`eng` always).
+    pub fn languages_for_locale(locale: Option<&str>) -> String {
+        languages::for_locale(locale, tessdata::installed)
+    }
+}
+
 impl Default for TesseractConfig {
     fn default() -> Self {
         Self {
-            languages: "eng+tha".to_owned(),
+            languages: Self::languages_for_locale(desktop_locale().as_deref()),
             datapath: None,
             library: None,
             page_seg_mode: PageSegMode::SparseText,

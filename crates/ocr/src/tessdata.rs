@@ -54,6 +54,11 @@ pub(crate) fn candidates(explicit: Option<&Path>) -> Vec<PathBuf> {
     dirs
 }
 
+/// Whether `lang`'s model is installed where [`locate`] would look.
+pub(crate) fn installed(lang: &str) -> bool {
+    locate(None, &[lang.to_owned()]).is_ok()
+}
+
 /// The first directory holding every language, or an error naming what is missing and where it looked.
 pub(crate) fn locate(explicit: Option<&Path>, langs: &[String]) -> Result<PathBuf, OcrError> {
     let dirs = candidates(explicit);
@@ -68,7 +73,9 @@ pub(crate) fn locate(explicit: Option<&Path>, langs: &[String]) -> Result<PathBu
         None => langs.iter().map(String::as_str).collect(),
     };
     let looked: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-    let packages: Vec<String> = missing.iter().map(|l| format!("tesseract-ocr-{}", l.to_lowercase())).collect();
+    // Debian names packages with dashes: chi_sim is tesseract-ocr-chi-sim.
+    let packages: Vec<String> =
+        missing.iter().map(|l| format!("tesseract-ocr-{}", l.to_lowercase().replace('_', "-"))).collect();
     Err(OcrError::LanguageMissing(format!(
         "OCR language data missing: {} (looked in {}; set TESSDATA_PREFIX, or on Debian install {})",
         missing.iter().map(|l| format!("{l}.traineddata")).collect::<Vec<_>>().join(", "),
