@@ -312,8 +312,9 @@ impl AxSnapshot {
     }
 
     /// Keeps the nodes whose `keep` entry is true (one per node, in order); parent indices follow
-    /// the nodes they name, and a parent left out leaves its children without one.
-    pub fn retain(&mut self, keep: &[bool]) {
+    /// the nodes they name, and a parent left out leaves its children without one. A snapshot that
+    /// lost nodes is no longer whole: `Ok` becomes `Partial`. Returns how many were left out.
+    pub fn retain(&mut self, keep: &[bool]) -> usize {
         let mut new_index = vec![None; self.nodes.len()];
         let mut n = 0;
         for (i, slot) in new_index.iter_mut().enumerate() {
@@ -321,6 +322,10 @@ impl AxSnapshot {
                 *slot = Some(n);
                 n += 1;
             }
+        }
+        let dropped = self.nodes.len() - n;
+        if dropped == 0 {
+            return 0;
         }
         let nodes = std::mem::take(&mut self.nodes);
         self.nodes = nodes
@@ -332,6 +337,10 @@ impl AxSnapshot {
                 node
             })
             .collect();
+        if self.health == AxHealth::Ok {
+            self.health = AxHealth::Partial;
+        }
+        dropped
     }
 }
 

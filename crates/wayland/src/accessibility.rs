@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use handrail_platform::{Accessibility, AxHealth, AxLimits, AxSnapshot, Point, Rect};
+use handrail_platform::{Accessibility, AxLimits, AxSnapshot, Point, Rect};
 use log::debug;
 
 use crate::windows::WaylandWindows;
@@ -42,12 +42,8 @@ pub fn place(snapshot: &mut AxSnapshot, origins: &[(String, Point)]) -> usize {
             None => unplaced[i] = true,
         }
     }
-    let dropped = unplaced.iter().filter(|u| **u).count();
-    if dropped > 0 {
-        let keep: Vec<bool> = unplaced.iter().map(|u| !u).collect();
-        snapshot.retain(&keep);
-    }
-    dropped
+    let keep: Vec<bool> = unplaced.iter().map(|u| !u).collect();
+    snapshot.retain(&keep)
 }
 
 impl Accessibility for WindowRelative {
@@ -72,9 +68,6 @@ impl Accessibility for WindowRelative {
         let dropped = place(&mut snapshot, &origins);
         if dropped > 0 {
             debug!("{dropped} accessibility nodes belong to no placed window");
-            if snapshot.health == AxHealth::Ok {
-                snapshot.health = AxHealth::Partial;
-            }
         }
         snapshot
     }
@@ -83,7 +76,7 @@ impl Accessibility for WindowRelative {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use handrail_platform::AxNode;
+    use handrail_platform::{AxHealth, AxNode};
 
     #[test]
     fn nodes_move_by_their_windows_origin_and_strays_go() {

@@ -2,19 +2,21 @@
 //!
 //! GTK 4 reports each widget's place inside its window (the window itself at 0,0) even when asked
 //! for screen coordinates; the accessibility source marks those nodes
-//! [`window_relative`](handrail_platform::AxNode::window_relative). Their window is found among the
-//! window manager's clients by its title (when several share it, the one whose client area the
-//! accessible window fits best), and they are moved by where that window's content starts on the
+//! [`window_relative`](handrail_platform::AxNode::window_relative). Each accessible window (a root
+//! node and the nodes under it) is matched to one of the window manager's clients by its title;
+//! when several share the title, to the one whose client area it fits tightest, each client at most
+//! once, and not at all when two fit equally well (two same-sized documents both called "New
+//! Document"). Its nodes are moved by where that window's content starts on the
 //! root: the client's origin, plus the margin a GTK window with client-side decorations keeps around
 //! what it draws (`_GTK_FRAME_EXTENTS`; without it, the difference between the client's size and the
 //! accessible window's, split evenly: GTK's thin border when no compositor draws shadows).
 //!
-//! A window-relative node whose window is not found is left out, and the snapshot is `Partial`: a
-//! node in the wrong place could be clicked.
+//! A window-relative node whose window is not found, or not told apart from a namesake, is left
+//! out, and the snapshot is `Partial`: a node in the wrong place could be clicked.
 
 use std::sync::Arc;
 
-use handrail_platform::{Accessibility, AxHealth, AxLimits, AxSnapshot, Point, Rect};
+use handrail_platform::{Accessibility, AxLimits, AxSnapshot, Point, Rect};
 use log::debug;
 use x11rb::protocol::xproto::{AtomEnum, ConnectionExt as _};
 
@@ -77,45 +79,69 @@ impl Accessibility for PlacedAccessibility {
         let dropped = place(&mut snapshot, &clients);
         if dropped > 0 {
             debug!("{dropped} window-relative accessibility nodes have no window to be placed on");
-            if snapshot.health == AxHealth::Ok {
-                snapshot.health = AxHealth::Partial;
-            }
         }
         snapshot
     }
 }
 
-/// Where the content of the accessible window `size` titled `title` starts on the root, if one of
-/// `clients` is it.
-fn content_origin(title: &str, size: Rect, clients: &[ClientArea]) -> Option<Point> {
-    let fits = |c: &&ClientArea| c.title == title && c.client.width >= size.width && c.client.height >= size.height;
-    let best = clients.iter().filter(fits).min_by_key(|c| {
-        (c.client.width - size.width) + (c.client.height - size.height) // the tightest fit
-    })?;
-    let (left, top) = match best.gtk_margin {
+/// Which of `clients` is the accessible window `size` titled `title`: among the free ones of that
+/// title it fits in, the tightest fit. Two equally tight namesakes (two documents of one editor,
+/// both "New Document") are no answer: placed on the wrong one, a click would land in the other.
+fn client_of(title: &str, size: Rect, clients: &[ClientArea], taken: &[bool]) -> Option<usize> {
+    let slack = |c: &ClientArea| (c.client.width - size.width) + (c.client.height - size.height);
+    let fitting: Vec<usize> = (0..clients.len())
+        .filter(|&i| !taken[i])
+        .filter(|&i| {
+            let c = &clients[i];
+            c.title == title && c.client.width >= size.width && c.client.height >= size.height
+        })
+        .collect();
+    let tightest = fitting.iter().map(|&i| slack(&clients[i])).min()?;
+    let mut best = fitting.into_iter().filter(|&i| slack(&clients[i]) == tightest);
+    let only = best.next()?;
+    best.next().is_none().then_some(only)
+}
+
+/// Where `client`'s content starts on the root, for an accessible window of `size` inside it.
+fn content_origin(client: &ClientArea, size: Rect) -> Point {
+    let (left, top) = match client.gtk_margin {
         Some([left, _, top, _]) => (left, top),
-        None => ((best.client.width - size.width) / 2, (best.client.height - size.height) / 2),
+        None => ((client.client.width - size.width) / 2, (client.client.height - size.height) / 2),
     };
-    Some(Point::new(best.client.x + left as i32, best.client.y + top as i32))
+    Point::new(client.client.x + left as i32, client.client.y + top as i32)
 }
 
 /// Moves every window-relative node of `snapshot` onto the screen (see the module docs); returns
-/// how many were left out for want of a window.
+/// how many were left out for want of a window. Nodes belong to the accessible window at the root
+/// of their parent chain, whose size is that root node's.
 pub fn place(snapshot: &mut AxSnapshot, clients: &[ClientArea]) -> usize {
-    // Each accessible window's size is its root node's (the first node of that window without a
-    // parent in it).
-    let mut origins: Vec<(String, Option<Point>)> = Vec::new();
-    for node in snapshot.nodes.iter().filter(|n| n.window_relative && n.parent.is_none()) {
-        if !origins.iter().any(|(t, _)| *t == node.window) {
-            origins.push((node.window.clone(), content_origin(&node.window, node.bounds, clients)));
+    let n = snapshot.nodes.len();
+    let root_of = |mut i: usize| {
+        // Bounded: a parent chain longer than the snapshot has a cycle.
+        for _ in 0..n {
+            match snapshot.nodes[i].parent {
+                Some(p) if p < n => i = p,
+                _ => break,
+            }
+        }
+        i
+    };
+    let roots: Vec<usize> = (0..n).map(root_of).collect();
+    let mut taken = vec![false; clients.len()];
+    let mut origin_of_root: Vec<Option<Point>> = vec![None; n];
+    for r in (0..n).filter(|&i| roots[i] == i && snapshot.nodes[i].window_relative) {
+        let root = &snapshot.nodes[r];
+        if let Some(c) = client_of(&root.window, root.bounds, clients, &taken) {
+            taken[c] = true;
+            origin_of_root[r] = Some(content_origin(&clients[c], root.bounds));
         }
     }
-    let mut keep = vec![true; snapshot.nodes.len()];
+    let mut keep = vec![true; n];
     for (i, node) in snapshot.nodes.iter_mut().enumerate() {
         if !node.window_relative {
             continue;
         }
-        match origins.iter().find(|(t, _)| *t == node.window).and_then(|(_, o)| *o) {
+        match origin_of_root[roots[i]] {
             Some(o) => {
                 node.bounds =
                     Rect::new(node.bounds.x + o.x, node.bounds.y + o.y, node.bounds.width, node.bounds.height);
@@ -124,17 +150,13 @@ pub fn place(snapshot: &mut AxSnapshot, clients: &[ClientArea]) -> usize {
             None => keep[i] = false,
         }
     }
-    let dropped = keep.iter().filter(|k| !**k).count();
-    if dropped > 0 {
-        snapshot.retain(&keep);
-    }
-    dropped
+    snapshot.retain(&keep)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use handrail_platform::AxNode;
+    use handrail_platform::{AxHealth, AxNode};
 
     fn node(window: &str, bounds: Rect, parent: Option<usize>, relative: bool) -> AxNode {
         AxNode { window: window.into(), bounds, parent, window_relative: relative, ..AxNode::default() }
@@ -204,5 +226,39 @@ mod tests {
         assert_eq!(snap.nodes[0].bounds, Rect::new(10, 20, 100, 100));
         assert_eq!(snap.nodes[1].parent, Some(0));
         assert_eq!(snap.nodes[1].bounds, Rect::new(11, 22, 3, 4));
+        assert_eq!(snap.health, AxHealth::Partial, "a snapshot that lost nodes is not whole");
+    }
+
+    #[test]
+    fn namesake_windows_are_placed_each_on_its_own_client_or_not_at_all() {
+        // Two documents of one editor, both titled "New Document", of different sizes: each on the
+        // client it fits tightest, never both on one.
+        let doc = |size: Rect| {
+            vec![node("New Document", size, None, true), node("New Document", Rect::new(5, 5, 20, 20), Some(0), true)]
+        };
+        let mut snap = AxSnapshot {
+            health: AxHealth::Ok,
+            nodes: [doc(Rect::new(0, 0, 600, 400)), doc(Rect::new(0, 0, 300, 200))].concat(),
+        };
+        snap.nodes[3].parent = Some(2);
+        let clients = [
+            client("New Document", Rect::new(0, 0, 600, 400), None),
+            client("New Document", Rect::new(700, 300, 300, 200), None),
+        ];
+        assert_eq!(place(&mut snap, &clients), 0);
+        assert_eq!(snap.nodes[1].bounds, Rect::new(5, 5, 20, 20));
+        assert_eq!(snap.nodes[3].bounds, Rect::new(705, 305, 20, 20));
+        // Of the same size, which is which cannot be told: both are left out rather than guessed.
+        let mut snap = AxSnapshot {
+            health: AxHealth::Ok,
+            nodes: [doc(Rect::new(0, 0, 300, 200)), doc(Rect::new(0, 0, 300, 200))].concat(),
+        };
+        snap.nodes[3].parent = Some(2);
+        let clients = [
+            client("New Document", Rect::new(0, 0, 300, 200), None),
+            client("New Document", Rect::new(700, 300, 300, 200), None),
+        ];
+        assert_eq!(place(&mut snap, &clients), 4);
+        assert!(snap.nodes.is_empty());
     }
 }
