@@ -21,7 +21,7 @@ import sys
 import gi
 
 gi.require_version("Gtk", "4.0")
-from gi.repository import GLib, Gtk  # noqa: E402
+from gi.repository import Gio, GLib, Gtk  # noqa: E402
 
 
 def say(line):
@@ -94,7 +94,8 @@ def main():
     title = "GTK 4 probe"
     if "--title" in sys.argv:
         title = sys.argv[sys.argv.index("--title") + 1]
-    app = Gtk.Application(application_id="org.handrail.Gtk4Probe")
+    # Several probes may run at once, each its own window.
+    app = Gtk.Application(application_id="org.handrail.Gtk4Probe", flags=Gio.ApplicationFlags.NON_UNIQUE)
     app.connect("activate", lambda a: on_activate(a, title))
     app.run([sys.argv[0]])
 

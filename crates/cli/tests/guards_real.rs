@@ -118,7 +118,7 @@ fn page_title(desktop: &handrail_x11::windows::X11Windows) -> String {
 fn keyboard_paths_around_the_guards_are_refused_on_real_apps() {
     let sandbox = Sandbox::start(SandboxOptions { parent_death_signal: false, ..SandboxOptions::default() })
         .expect("sandbox starts");
-    let terminal = common::TerminalBeside::start(&sandbox);
+    let terminal = common::terminal_beside(&sandbox);
     let mut confirm = gtk_app(&sandbox, "confirm_gtk.py");
     let launch = || common::sandbox_launch(&sandbox);
     let desktop = common::accessible_desktop(&sandbox, launch());
@@ -245,7 +245,7 @@ fn nothing_arrived(app: &mut LineApp, after: &str) {
 fn a_gtk_dialog_gets_nothing_a_guard_refused_by_any_key() {
     let sandbox = Sandbox::start(SandboxOptions { parent_death_signal: false, ..SandboxOptions::default() })
         .expect("sandbox starts");
-    let terminal = common::TerminalBeside::start(&sandbox);
+    let terminal = common::terminal_beside(&sandbox);
     let mut dialog = gtk_app(&sandbox, "delete_dialog_gtk.py");
     let desktop = common::accessible_desktop(&sandbox, common::sandbox_launch(&sandbox));
     let mut agent = Agent { engine: Engine::new(desktop, Config { vision: Vision::Capable, ..Config::default() }) };
@@ -343,7 +343,7 @@ fn guards_hold_in_other_interface_languages_on_a_real_page() {
     let windows = handrail_x11::windows::X11Windows::new(conn, launch());
     let mut agent = Agent { engine: Engine::new(desktop, Config { vision: Vision::Capable, ..Config::default() }) };
 
-    let terminal = common::TerminalBeside::start(&sandbox);
+    let terminal = common::terminal_beside(&sandbox);
     agent.turn("open", "öffne die Kontoeinstellungen", Mode::Interactive);
     let o = agent.call(&[("action", "open_url"), ("url", &serve_page(WORLD_PAGE))]);
     assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
@@ -432,7 +432,7 @@ fn the_delete_key_on_a_file_in_a_file_manager_is_a_removal() {
     std::fs::write(scratch.join("notes.txt"), "keep").expect("a file");
     let trashed = sandbox.home().join(".local/share/Trash/files/report.txt");
     // A terminal in a corner first, as on a person's desktop; the file manager maps last and has the keyboard.
-    let terminal = common::TerminalBeside::start(&sandbox);
+    let terminal = common::terminal_beside(&sandbox);
     let mut file_manager =
         sandbox.command("thunar").arg(&scratch).spawn().expect("thunar starts (scripts/setup-desktop)");
     let desktop = common::full_desktop(&sandbox, common::sandbox_launch(&sandbox));

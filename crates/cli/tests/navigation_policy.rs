@@ -508,7 +508,7 @@ fn firefox_started_with_open_app_is_held_to_the_same_policy() {
     let sandbox = private_sandbox();
     let mut agent = Agent::behind_proxy(&sandbox, policy);
     // A terminal beside it, as on a person's desktop; Firefox maps last and has the keyboard.
-    let terminal = common::TerminalBeside::start(&sandbox);
+    let terminal = common::terminal_beside(&sandbox);
 
     agent.turn("open the home page in Firefox");
     let o = agent.call(&[("action", "open_app"), ("app", "firefox-esr")]);

@@ -110,3 +110,35 @@ impl Drop for LineApp {
         let _ = self.child.wait();
     }
 }
+
+/// An xterm in the bottom-left corner of a test desktop, beside the app under test, as a person's
+/// desktop has more than one window; killed when dropped.
+pub struct TerminalBeside(Child);
+
+impl TerminalBeside {
+    /// Starts it with `command` (a program's command in the test desktop's session, such as
+    /// `Sandbox::command`) and waits for its window. Start it before the app under test: the window
+    /// manager activates the window mapped last, and a terminal mapped after the app would take the
+    /// keyboard.
+    pub fn start(command: impl Fn(&str) -> Command) -> TerminalBeside {
+        let child = command("xterm").args(["-geometry", "60x10+0+560"]).spawn().expect("xterm starts");
+        let terminal = TerminalBeside(child);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let shown = || {
+            let out = command("xdotool").args(["search", "--onlyvisible", "--class", "XTerm"]).output();
+            out.is_ok_and(|o| o.status.success() && !o.stdout.is_empty())
+        };
+        while !shown() {
+            assert!(Instant::now() < deadline, "xterm's window never appeared");
+            std::thread::sleep(Duration::from_millis(50)); // polling interval, not a settle wait
+        }
+        terminal
+    }
+}
+
+impl Drop for TerminalBeside {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}

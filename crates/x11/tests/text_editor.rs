@@ -8,15 +8,7 @@ use handrail_core::{Config, Engine, Mode, Outcome, Status, Turn, TypingCheck, Vi
 use handrail_sandbox::{Sandbox, SandboxOptions};
 use handrail_testkit::LineApp;
 
-use common::{find, raw, see_until};
-
-fn notes_app(sandbox: &Sandbox) -> LineApp {
-    let mut command = sandbox.command("/usr/bin/python3");
-    command.arg(concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/apps/notes_gtk.py"));
-    let mut app = LineApp::spawn(command);
-    assert!(app.wait_for(|l| l == "ready").is_some(), "the notes app came up");
-    app
-}
+use common::{act, find, see_until, testdata_app};
 
 /// What the app last said `key` holds, decoded from its JSON string.
 fn app_holds(app: &LineApp, key: &str) -> String {
@@ -28,16 +20,16 @@ fn app_holds(app: &LineApp, key: &str) -> String {
 
 fn type_into(engine: &mut Engine, role: &str, label: &str, text: &str) -> Outcome {
     let o = see_until(engine, |o| find(o, role, label).is_some());
-    let obs = o.observation.as_ref().map(|obs| obs.id.to_string()).expect("an observation");
-    let id = find(&o, role, label).map(|e| e.id.to_string()).expect("listed");
-    engine.call_args(&raw(&[("action", "type"), ("observation_id", &obs), ("element_id", &id), ("text", text)]))
+    act(engine, &o, "type", role, label, &[("text", text)])
 }
 
 #[test]
 fn newlines_and_tabs_typed_into_a_text_view_arrive_exactly_and_are_read_back() {
     let sandbox = Sandbox::start(SandboxOptions { parent_death_signal: false, ..SandboxOptions::default() })
         .expect("sandbox starts");
-    let mut app = notes_app(&sandbox);
+    // A terminal beside the editor, as on a person's desktop: what is typed must reach the editor alone.
+    let _terminal = handrail_testkit::TerminalBeside::start(|program| sandbox.command(program));
+    let mut app = testdata_app(&sandbox, "notes_gtk.py", &[]);
     let desktop = common::full_desktop(&sandbox);
     let mut engine = Engine::new(desktop, Config { vision: Vision::Capable, ..Config::default() });
     engine.begin_turn(Turn { id: "notes".into(), intent: "write the notes".into(), mode: Mode::Interactive });

@@ -9,15 +9,7 @@ use handrail_core::{Config, Element, Engine, Mode, Outcome, Source, Turn, Vision
 use handrail_sandbox::{Sandbox, SandboxOptions};
 use handrail_testkit::LineApp;
 
-use common::{find, raw, see_until};
-
-fn values_app(sandbox: &Sandbox) -> LineApp {
-    let mut command = sandbox.command("/usr/bin/python3");
-    command.arg(concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/apps/values_gtk.py"));
-    let mut app = LineApp::spawn(command);
-    assert!(app.wait_for(|l| l == "ready").is_some(), "the values app came up");
-    app
-}
+use common::{act, find, see_until, testdata_app};
 
 /// What the app last said it holds under `key`.
 fn app_holds(app: &LineApp, key: &str) -> String {
@@ -34,17 +26,11 @@ fn value<'a>(o: &'a Outcome, role: &str, label: &str) -> Option<&'a str> {
     find(o, role, label).and_then(|e| e.value.as_deref())
 }
 
-fn act_on(engine: &mut Engine, o: &Outcome, role: &str, label: &str) -> Outcome {
-    let obs = o.observation.as_ref().map(|obs| obs.id.to_string()).expect("an observation");
-    let id = find(o, role, label).unwrap_or_else(|| panic!("no {role} {label:?}:\n{}", o.text())).id.to_string();
-    engine.call_args(&raw(&[("action", "click"), ("observation_id", &obs), ("element_id", &id)]))
-}
-
 #[test]
 fn values_and_labels_read_as_the_app_holds_them() {
     let sandbox = Sandbox::start(SandboxOptions { parent_death_signal: false, ..SandboxOptions::default() })
         .expect("sandbox starts");
-    let mut app = values_app(&sandbox);
+    let mut app = testdata_app(&sandbox, "values_gtk.py", &[]);
     let desktop = common::full_desktop(&sandbox);
     let mut engine = Engine::new(desktop, Config { vision: Vision::Capable, ..Config::default() });
     engine.begin_turn(Turn { id: "values".into(), intent: "check the form".into(), mode: Mode::Interactive });
@@ -78,11 +64,11 @@ fn values_and_labels_read_as_the_app_holds_them() {
     // A new selection made through the widget itself: the app holds it, the model reads it, and the
     // combo keeps its id (its label is its caption, not its selection).
     let combo_id = find(&see, "combo_box", "Country").map(|e| e.id);
-    let opened = act_on(&mut engine, &see, "combo_box", "Country");
+    let opened = act(&mut engine, &see, "click", "combo_box", "Country", &[]);
     // Shown if the menu never comes: what the click itself answered.
     eprintln!("the click on the combo box: {}", opened.text());
     let menu = see_until(&mut engine, |o| find(o, "menu_item", "Norway").is_some());
-    act_on(&mut engine, &menu, "menu_item", "Norway");
+    act(&mut engine, &menu, "click", "menu_item", "Norway", &[]);
     assert!(app.wait_for(|l| l == "combo=Norway").is_some(), "the app selected Norway: {:?}", app.seen);
     let after = see_until(&mut engine, |o| value(o, "combo_box", "Country") == Some("Norway"));
     assert_eq!(find(&after, "combo_box", "Country").map(|e| e.id), combo_id, "{}", after.text());

@@ -20,35 +20,9 @@ pub fn desktop_with_probe() -> (Sandbox, handrail_testkit::LineApp) {
     (sandbox, app)
 }
 
-/// An xterm in the bottom-left corner of a sandbox, beside the app under test, as a person's desktop
-/// has more than one window; stopped when dropped.
-pub struct TerminalBeside(std::process::Child);
-
-impl TerminalBeside {
-    /// Starts it and waits for its window. Tests start it before the app under test: the window manager
-    /// activates the window mapped last, and a terminal mapping after the app would take the keyboard.
-    pub fn start(sandbox: &Sandbox) -> TerminalBeside {
-        let child = sandbox.command("xterm").args(["-geometry", "60x10+0+560"]).spawn().expect("xterm starts");
-        let terminal = TerminalBeside(child);
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-        while !sandbox
-            .command("xdotool")
-            .args(["search", "--onlyvisible", "--class", "XTerm"])
-            .output()
-            .is_ok_and(|o| o.status.success() && !o.stdout.is_empty())
-        {
-            assert!(std::time::Instant::now() < deadline, "xterm's window never appeared");
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        terminal
-    }
-}
-
-impl Drop for TerminalBeside {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
+/// An xterm beside the app under test ([`handrail_testkit::TerminalBeside`]) on `sandbox`.
+pub fn terminal_beside(sandbox: &Sandbox) -> handrail_testkit::TerminalBeside {
+    handrail_testkit::TerminalBeside::start(|program| sandbox.command(program))
 }
 
 /// How apps and the browser start on `sandbox`: its environment, a browser profile of its own, and

@@ -6,6 +6,7 @@ use std::time::Duration;
 use handrail_core::{Element, Engine, Outcome, RawArgs};
 use handrail_platform::Desktop;
 use handrail_sandbox::{Sandbox, REMOVED_ENV};
+use handrail_testkit::LineApp;
 use handrail_x11::windows::LaunchEnv;
 use handrail_x11::{X11Desktop, X11Options};
 
@@ -45,4 +46,28 @@ pub fn see_until(engine: &mut Engine, ready: impl Fn(&Outcome) -> bool) -> Outco
         std::thread::sleep(Duration::from_millis(200)); // polling interval, not a settle wait
     }
     panic!("never ready:\n{}", last.map(|o| o.text()).unwrap_or_default())
+}
+
+/// A test app of testdata/apps (`script` with `args`), started on `sandbox` and ready (it says so).
+pub fn testdata_app(sandbox: &Sandbox, script: &str, args: &[&str]) -> LineApp {
+    let mut command = sandbox.command("/usr/bin/python3");
+    command.arg(format!("{}/../../testdata/apps/{script}", env!("CARGO_MANIFEST_DIR"))).args(args);
+    let mut app = LineApp::spawn(command);
+    assert!(app.wait_for(|l| l == "ready").is_some(), "{script} came up: {:?}", app.seen);
+    app
+}
+
+/// `action` on the element `role` `label` of `o`'s observation, with `extra` arguments.
+pub fn act(engine: &mut Engine, o: &Outcome, action: &str, role: &str, label: &str, extra: &[(&str, &str)]) -> Outcome {
+    let e = find(o, role, label).unwrap_or_else(|| panic!("no {role} {label:?}:\n{}", o.text()));
+    act_on(engine, o, action, e, extra)
+}
+
+/// `action` on `element` of `o`'s observation, with `extra` arguments.
+pub fn act_on(engine: &mut Engine, o: &Outcome, action: &str, element: &Element, extra: &[(&str, &str)]) -> Outcome {
+    let obs = o.observation.as_ref().map(|obs| obs.id.to_string()).expect("an observation");
+    let id = element.id.to_string();
+    let mut args = vec![("action", action), ("observation_id", obs.as_str()), ("element_id", id.as_str())];
+    args.extend_from_slice(extra);
+    engine.call_args(&raw(&args))
 }
