@@ -126,15 +126,17 @@ impl Element {
         self.role.is_interactive()
     }
 
-    /// An editor of many lines the keyboard types into (a text view, a document, a code editor, a
-    /// web page's text area): Return starts a new line there instead of submitting anything, so a
-    /// newline is text. Terminals are not editors: their shell reads each line.
+    /// An editor of many lines the keyboard types into, as accessibility reports one: an editable
+    /// multi-line text (GTK's text view, Qt's text edits, a web page's text area). Return starts a
+    /// new line there instead of submitting anything, so a newline is text. Terminals are not
+    /// editors: their shell reads each line. (LibreOffice's documents report editable paragraphs
+    /// inside a document instead, and are not counted here yet.)
     pub fn is_multi_line_editor(&self) -> bool {
         self.role == Role::TextArea && self.states.contains(States::EDITABLE) && !self.is_secure()
     }
 
     /// Whether a Tab typed here is a character of the text rather than a move of focus: in native
-    /// multi-line editors (GTK's text view, Qt's text edits, LibreOffice's documents) it is; in a web
+    /// multi-line editors (GTK's text view, Qt's text edits) it is; in a web
     /// page a text area leaves Tab to the browser, which moves focus, and a page's own editor may or
     /// may not take it, which nothing on the accessibility bus tells.
     pub fn takes_tab_as_text(&self) -> bool {
