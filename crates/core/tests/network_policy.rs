@@ -4,6 +4,8 @@
 
 mod common;
 
+use std::time::Duration;
+
 use common::{args, Fx};
 use handrail_core::{Config, Engine, Mode, Rule, Status, Vision};
 use handrail_platform::BlockedRequest;
@@ -187,6 +189,30 @@ fn a_tab_strip_first_listed_after_the_action_is_not_a_new_tab() {
     assert_eq!(o.status, Status::Refused, "{}", o.text());
     assert!(o.message.as_deref().unwrap_or_default().contains("went back"), "{}", o.text());
     assert!(!fx.sim.calls().iter().any(|c| matches!(c, SimCall::Key(k) if k == "ctrl+w")), "{:?}", fx.sim.calls());
+    assert_eq!(fx.sim.widget(bar).value, "127.0.0.1:8000/home");
+}
+
+/// An accessible address bar that lags its page (Firefox refreshes its tree apart from its window):
+/// after Back, the bar still shows the forbidden page the browser just left, then catches up. Nothing
+/// is undone, nothing pressed, and the result shows where the browser really is.
+#[test]
+fn a_bar_that_shows_a_forbidden_address_only_while_it_catches_up_is_not_a_visit() {
+    let (mut fx, bar, _) = users_browser();
+    fx.sim.add_widget(
+        fx.win,
+        Widget::link("Back home")
+            .at(400, 200, 200, 24)
+            .on_click(Reaction::set_value("bar", "127.0.0.2:8000/dash"))
+            .on_click(Reaction::set_value("bar", "127.0.0.1:8000/home").after(Duration::from_millis(300))),
+    );
+    fx.turn("go back home", Mode::Interactive);
+    fx.see();
+    let o = fx.on("click", "Back home", &[]);
+    assert_ne!(o.status, Status::Refused, "{}", o.text());
+    assert!(!fx.sim.calls().iter().any(|c| matches!(c, SimCall::Key(_))), "nothing pressed: {:?}", fx.sim.calls());
+    let shown =
+        o.observation.as_ref().and_then(|obs| obs.elements.iter().find(|e| e.label == "Address and search bar"));
+    assert_eq!(shown.and_then(|e| e.value.as_deref()), Some("127.0.0.1:8000/home"), "{}", o.text());
     assert_eq!(fx.sim.widget(bar).value, "127.0.0.1:8000/home");
 }
 

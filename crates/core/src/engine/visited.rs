@@ -6,7 +6,9 @@
 //! input is followed by a look at the front window's address bar; a page outside the allowed domains
 //! that appeared during the action is undone (Escape stops a load in progress, alt+Left goes back; a
 //! window or tab the action opened is closed with ctrl+w) and the result is `[refused]` by the `url` rule,
-//! naming the page.
+//! naming the page. An address is believed only once it held across two looks: accessible address
+//! bars can lag their page, and undoing on a stale one would take the browser back from a page it
+//! was allowed on.
 //!
 //! What this can and cannot guarantee: it undoes what it sees, after the fact. The request already
 //! reached the forbidden host (and whatever the page sent with it); a page that navigated and came back
@@ -14,7 +16,9 @@
 //! launched browser keeps requests from leaving. When the proxy itself refused the page (it is listed in
 //! `blocked:`), nothing reached the host and nothing is undone.
 
-use handrail_platform::{KeyCombo, Role, States};
+use std::time::Duration;
+
+use handrail_platform::{KeyCombo, Role, SettleRequest, States};
 
 use super::observe::observe;
 use super::Engine;
@@ -25,6 +29,11 @@ use crate::observation::{Element, Observation};
 use crate::outcome::{GuardDecision, Outcome, Status};
 use crate::render::quote_clipped;
 use crate::request::ActionKind;
+
+/// Looks taken after the first one to see a forbidden address hold (each waits for the screen to
+/// settle, at least the response window): a lagging bar has caught up by the second.
+const CONFIRM_LOOKS: usize = 3;
+const CONFIRM_CEILING: Duration = Duration::from_millis(1500);
 
 /// The address bar of the window in front, and the page it shows. A focused bar shows what is being
 /// typed into it, which is not where the browser is (it is judged when committed, `guard::navigation`).
@@ -57,10 +66,24 @@ impl Engine {
         if self.config.url_policy.allowed_domains.is_empty() || !sends_input(outcome.action) {
             return;
         }
+        let Some(first) = outcome.observation.clone() else { return };
+        let Some((_, first_shown)) = front_address(&first) else { return };
+        if visited_refusal(&first_shown, &self.config.url_policy).is_none() {
+            return;
+        }
+        // Already there before this action: not its doing (the person went there, or it was reported).
+        if before.and_then(front_address).is_some_and(|(_, was)| was == first_shown) {
+            return;
+        }
+        // Undoing presses keys in a browser, so the bar must be believed first: a browser's accessible
+        // address bar can lag its page (Firefox's tree is refreshed apart from its window), showing the
+        // page the browser just left. Only an address that held across two looks is a visit.
+        if let Err(e) = self.confirm_address(&first_shown, outcome) {
+            log::warn!("looking again at the address bar failed: {e}");
+        }
         let Some(after) = outcome.observation.clone() else { return };
         let Some((bar, shown)) = front_address(&after) else { return };
         let Some((url, why)) = visited_refusal(&shown, &self.config.url_policy) else { return };
-        // Already there before this action: not its doing (the person went there, or it was reported).
         if before.and_then(front_address).is_some_and(|(_, was)| was == shown) {
             return;
         }
@@ -82,7 +105,7 @@ impl Engine {
         } else {
             (&["escape", "alt+left"], "stopped it and went back")
         };
-        let undone = self.press_and_observe(keys, outcome);
+        let undone = self.press_and_observe(keys, &self.config.settle.clone(), outcome);
         let still = outcome.observation.as_deref().and_then(front_address).is_some_and(|(_, now)| now == shown);
         let result = match undone {
             Ok(()) if !still => format!("handrail {how}"),
@@ -99,8 +122,40 @@ impl Engine {
         log::warn!("navigation outside the allowed domains after {}: {url} ({why}); {result}", outcome.summary);
     }
 
-    /// Presses `keys` in order, waits for the screen to settle and puts the new observation in `outcome`.
-    fn press_and_observe(&mut self, keys: &[&str], outcome: &mut Outcome) -> Result<(), String> {
+    /// Looks again until the front address bar shows the same address twice running (at most
+    /// [`CONFIRM_LOOKS`] more looks), starting from `shown` in the outcome's observation. The last look
+    /// becomes the outcome's observation; requests refused meanwhile join its `blocked`.
+    fn confirm_address(&mut self, shown: &str, outcome: &mut Outcome) -> Result<(), String> {
+        let mut last = shown.to_owned();
+        // A page that keeps moving (a video) must not hold the result for several full ceilings.
+        let settle = SettleRequest { ceiling: self.config.settle.ceiling.min(CONFIRM_CEILING), ..self.config.settle };
+        for _ in 0..CONFIRM_LOOKS {
+            self.press_and_observe(&[], &settle, outcome)?;
+            let mut late = self.desktop.network.take_blocked();
+            for b in &mut late {
+                b.url = crate::guard::url::redact_credentials(&b.url);
+            }
+            outcome.blocked.extend(late);
+            let now = outcome.observation.as_deref().and_then(front_address).map(|(_, now)| now);
+            if now.as_deref() == Some(last.as_str()) {
+                return Ok(());
+            }
+            match now {
+                Some(now) => last = now,
+                None => return Ok(()),
+            }
+        }
+        Ok(())
+    }
+
+    /// Presses `keys` in order (none: only waits), waits for the screen to settle and puts the new
+    /// observation in `outcome`.
+    fn press_and_observe(
+        &mut self,
+        keys: &[&str],
+        settle: &SettleRequest,
+        outcome: &mut Outcome,
+    ) -> Result<(), String> {
         let combos: Vec<KeyCombo> =
             keys.iter().map(|k| parse_key_combo(k).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
         let d = &self.desktop;
@@ -108,7 +163,7 @@ impl Engine {
         for c in &combos {
             d.input.key(c).map_err(|e| e.to_string())?;
         }
-        let settle = watch.wait(&self.config.settle).map_err(|e| e.to_string())?;
+        let settle = watch.wait(settle).map_err(|e| e.to_string())?;
         drop(watch);
         let marks = self.session.marks;
         let fresh = observe(d, &self.config, &mut self.session.tracker, None, marks).map_err(|e| e.to_string())?;
