@@ -171,7 +171,7 @@ fuzz_target!(|data: &[u8]| {
     let labels = layout(&words, &input, frame);
 
     let nodes: Vec<AxNode> = input.nodes.iter().take(64).map(node).collect();
-    let ax = AxSnapshot { health: AxHealth::Ok, nodes };
+    let ax = AxSnapshot::new(AxHealth::Ok, nodes);
     let mut lines = labels;
     lines.extend(input.lines.iter().take(32).map(|l| OcrLine {
         text: l.text.render(),
@@ -209,7 +209,7 @@ fuzz_target!(|data: &[u8]| {
             ..n.clone()
         })
         .collect();
-    let moved = AxSnapshot { health: AxHealth::Ok, nodes: moved_nodes };
+    let moved = AxSnapshot::new(AxHealth::Ok, moved_nodes);
     let mut second = merge(&moved, &lines, geo).elements;
     tracker.assign(&mut second);
     unique_ids(&second);

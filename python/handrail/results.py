@@ -146,6 +146,8 @@ class Observation:
     inspect_region: Optional[Bounds]
     monitors: list[Monitor]
     elements: list[Element]
+    # What the accessibility tree left out and why, a line each naming the app (empty: nothing known).
+    ax_notes: list[str] = dataclasses.field(default_factory=list)
 
     def element(self, element_id: str) -> Optional[Element]:
         return next((e for e in self.elements if e.id == element_id), None)

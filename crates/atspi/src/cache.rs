@@ -34,6 +34,8 @@ pub struct CachedWindow {
     pub paths: Vec<Arc<str>>,
     /// How the window's answers are read (its extents are asked in the coordinates it answers).
     pub toolkit: Toolkit,
+    /// Containers whose children were not read, said why: they stay unread while the window is reused.
+    pub unread: Vec<String>,
 }
 
 impl CachedWindow {
@@ -136,6 +138,7 @@ mod tests {
 
     fn win(paths: &[&str]) -> CachedWindow {
         CachedWindow {
+            unread: Vec::new(),
             toolkit: Toolkit::default(),
             extents: Rect { x: 10, y: 20, width: 100, height: 50 },
             nodes: paths

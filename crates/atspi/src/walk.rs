@@ -97,6 +97,9 @@ enum FieldA {
     Interfaces,
     Extents,
     Attributes,
+    /// How many children it says it has (`ChildCount`), asked before its children are: a spreadsheet's
+    /// table says 2,147,483,647, and asking for those hangs the application.
+    ChildCount,
 }
 
 /// What is asked of a node before the rest of phase A.
@@ -104,7 +107,7 @@ enum FieldA {
 enum Probe {
     /// Everything at once: windows, where nearly every node is shown.
     Nothing,
-    /// Its states: most hidden nodes say so (inactive views, collapsed menus).
+    /// Its states (most hidden nodes say so: inactive views, collapsed menus) and its child count.
     States,
     /// Its states and extents: rows of tables. GTK 3 reports rows scrolled out of view as
     /// SHOWING and VISIBLE; only their extents (`G_MININT`) say they are not on screen, so probing
@@ -116,7 +119,9 @@ impl Probe {
     fn fields(self) -> &'static [FieldA] {
         match self {
             Probe::Nothing => &PHASE_A,
-            Probe::States => &[FieldA::State],
+            Probe::States => &[FieldA::State, FieldA::ChildCount],
+            // Rows of tables (and GTK 4's nodes, whose lists only hold the rows they draw): most are
+            // scrolled away, and a third call for each would cost a long list half as much again.
             Probe::StatesAndExtents => &[FieldA::State, FieldA::Extents],
         }
     }
@@ -210,6 +215,8 @@ struct Win {
     /// Nodes of this window still being fetched (pending phase A, or accepted with phase B open).
     outstanding: usize,
     truncated: bool,
+    /// Containers of this window whose children were not read, said why (see `AxSnapshot::notes`).
+    unread: Vec<String>,
 }
 
 #[derive(Default)]
@@ -222,6 +229,7 @@ struct NodeData {
     interfaces: Vec<String>,
     extents: Option<(i32, i32, i32, i32)>,
     attributes: Vec<(String, String)>,
+    child_count: Option<i32>,
 }
 
 impl NodeData {
@@ -561,6 +569,7 @@ impl Walker<'_> {
                 toolkit,
                 outstanding: 0,
                 truncated: false,
+                unread: Vec::new(),
             });
             if cached {
                 self.enqueue(&obj.bus, obj.path.clone(), ACCESSIBLE, "GetState", vec![], Purpose::WinState(w));
@@ -643,6 +652,7 @@ impl Walker<'_> {
                     self.enqueue(&obj.bus, path, COMPONENT, "GetExtents", vec![Arg::U32(coords)], purpose)
                 }
                 FieldA::Attributes => self.enqueue(&obj.bus, path, ACCESSIBLE, "GetAttributes", vec![], purpose),
+                FieldA::ChildCount => self.get_property(obj, ACCESSIBLE, "ChildCount", purpose),
             }
             if self.pending[p].is_none() {
                 return; // the destination has already failed
@@ -672,6 +682,7 @@ impl Walker<'_> {
                 }
                 FieldA::Extents => d.extents = extents_of(&v),
                 FieldA::Attributes => d.attributes = attributes_of(&v),
+                FieldA::ChildCount => d.child_count = v.as_i32(),
             }
         }
         pend.remaining -= 1;
@@ -682,7 +693,13 @@ impl Walker<'_> {
             if pend.data.shown(self.wins[pend.win].toolkit) {
                 let obj = pend.obj.clone();
                 let asked = probe.fields();
-                let rest: Vec<FieldA> = PHASE_A.into_iter().filter(|f| !asked.contains(f)).collect();
+                // Children are asked only of a node that has some, and not too many to read.
+                let no_children = pend.data.child_count.is_some_and(|c| c <= 0 || c as usize > self.limits.max_nodes);
+                let rest: Vec<FieldA> = PHASE_A
+                    .into_iter()
+                    .filter(|f| !asked.contains(f))
+                    .filter(|f| !(no_children && *f == FieldA::Children))
+                    .collect();
                 self.queue_fields(p, &obj, &rest);
                 return;
             }
@@ -710,6 +727,14 @@ impl Walker<'_> {
             self.truncated = true;
             self.wins[win].truncated = true;
             return;
+        }
+        if let Some(count) = data.child_count.filter(|&c| c as usize > self.limits.max_nodes) {
+            let name = clip(data.name.trim(), 60);
+            let what = if name.is_empty() { native.clone() } else { format!("{native} \"{name}\"") };
+            self.wins[win].unread.push(format!(
+                "{what} has {count} children, too many to read without stalling the app: it is listed alone, \
+                 and its contents only as screen text"
+            ));
         }
         let web_terminal = roles::is_web_terminal(&data.attributes);
         let role = if web_terminal { Role::Terminal } else { roles::map_role(&native, states) };
@@ -951,6 +976,7 @@ impl Walker<'_> {
         // Active windows first so a node cap keeps what the user is looking at.
         order.sort_by_key(|&w| (!self.wins[w].active, self.wins[w].order));
         let mut out: Vec<AxNode> = Vec::new();
+        let mut notes: Vec<String> = Vec::new();
         let mut fresh = Vec::new();
         for w in order {
             let win = &self.wins[w];
@@ -958,6 +984,7 @@ impl Walker<'_> {
             let local: Vec<AxNode> = match win.mode {
                 Mode::Reuse { dx, dy } => {
                     let Some(cached) = self.cache.windows.get(&win.obj) else { continue };
+                    notes.extend(cached.unread.iter().map(|u| format!("{app}: {u}")));
                     let moved = cached.translated(dx, dy);
                     let nodes = moved.nodes.clone();
                     fresh.push((win.obj.clone(), moved));
@@ -966,11 +993,18 @@ impl Walker<'_> {
                 }
                 Mode::Walk => {
                     let Some(root) = win.root else { continue };
+                    notes.extend(win.unread.iter().map(|u| format!("{app}: {u}")));
                     let (nodes, paths) = self.flatten(root);
                     let complete = win.outstanding == 0 && !win.truncated && finished_in_time_for(&self, win);
                     if complete {
                         let extents = nodes.first().map(|n| n.bounds).unwrap_or_default();
-                        let cached = CachedWindow { extents, nodes: nodes.clone(), paths, toolkit: win.toolkit };
+                        let cached = CachedWindow {
+                            extents,
+                            nodes: nodes.clone(),
+                            paths,
+                            toolkit: win.toolkit,
+                            unread: win.unread.clone(),
+                        };
                         fresh.push((win.obj.clone(), cached));
                     }
                     stats.windows_walked += 1;
@@ -998,11 +1032,16 @@ impl Walker<'_> {
         if self.connection_lost {
             out.clear();
         }
+        if self.connection_lost {
+            notes.clear();
+        }
+        // Containers left unread make the snapshot partial, whatever else it holds.
+        let health = if health == AxHealth::Ok && !notes.is_empty() { AxHealth::Partial } else { health };
         stats.nodes = out.len();
         stats.health = health;
         let app_names = self.apps.iter().map(|a| (a.bus.clone(), a.name.clone())).collect();
         WalkResult {
-            snapshot: AxSnapshot { health, nodes: out },
+            snapshot: AxSnapshot { health, nodes: out, notes },
             stats,
             fresh,
             app_names,

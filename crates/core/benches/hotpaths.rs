@@ -194,7 +194,7 @@ fn mail_client() -> (AxSnapshot, Vec<OcrLine>) {
             confidence: 70.0 + rng.below(25) as f32,
         });
     }
-    (AxSnapshot { health: AxHealth::Ok, nodes }, ocr)
+    (AxSnapshot::new(AxHealth::Ok, nodes), ocr)
 }
 
 /// A simulated desktop with ~100 elements, observed once through the engine.

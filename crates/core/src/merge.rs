@@ -493,6 +493,7 @@ mod tests {
         let ax = AxSnapshot {
             health: AxHealth::Ok,
             nodes: vec![t, node(Role::Button, "OK", Rect::new(500, 10, 60, 30), None)],
+            notes: Vec::new(),
         };
         let mut m = merge(&ax, &[], GEO);
         let front = handrail_platform::WindowInfo {
@@ -520,6 +521,7 @@ mod tests {
                 node(Role::Text, "Save", Rect::new(110, 105, 60, 20), Some(1)),
                 node(Role::Button, "", Rect::new(300, 100, 80, 30), Some(0)),
             ],
+            notes: Vec::new(),
         };
         let ocr = vec![
             line("Save", Rect::new(112, 106, 40, 16)),
@@ -556,6 +558,7 @@ mod tests {
                 // A cell of its own inside a named cell keeps its place.
                 node(Role::Cell, "15 bytes", Rect::new(943, 139, 68, 21), Some(3)),
             ],
+            notes: Vec::new(),
         };
         let m = merge(&ax, &[], GEO);
         let labels: Vec<(&str, Rect)> = m.elements.iter().map(|e| (e.label.as_str(), e.bounds)).collect();
@@ -574,7 +577,7 @@ mod tests {
     fn secure_fields_lose_values_and_ocr_over_them() {
         let mut pw = node(Role::PasswordEntry, "Password", Rect::new(100, 200, 200, 30), None);
         pw.value = Some("hunter2".into());
-        let ax = AxSnapshot { health: AxHealth::Ok, nodes: vec![pw] };
+        let ax = AxSnapshot::new(AxHealth::Ok, vec![pw]);
         let m = merge(&ax, &[line("hunter2", Rect::new(105, 205, 80, 18))], GEO);
         assert_eq!(m.elements.len(), 1);
         assert_eq!(m.elements[0].value, None);
@@ -590,6 +593,7 @@ mod tests {
         let ax = AxSnapshot {
             health: AxHealth::Ok,
             nodes: vec![offscreen, node(Role::Other, "", Rect::new(0, 0, 100, 100), None), focused],
+            notes: Vec::new(),
         };
         let m = merge(&ax, &[], Geometry { image: Size::new(640, 400), scale: 2.0 });
         assert_eq!(m.elements.len(), 1);
@@ -613,6 +617,7 @@ mod tests {
                 node(Role::Text, "Volume", Rect::new(50, 400, 70, 45), None),
                 node(Role::Slider, "", Rect::new(140, 400, 400, 45), None),
             ],
+            notes: Vec::new(),
         };
         let m = merge(&ax, &[], GEO);
         let inputs: Vec<(Role, &str)> = m
@@ -658,6 +663,7 @@ mod tests {
                 entry,
                 named,
             ],
+            notes: Vec::new(),
         };
         let m = merge(&ax, &[], GEO);
         let combos: Vec<(&str, Option<&str>)> = m
@@ -691,6 +697,7 @@ mod tests {
                 node(Role::Text, "Lime", Rect::new(22, 62, 60, 16), Some(10)),
                 node(Role::Cell, "", Rect::new(0, 120, 40, 20), Some(0)),
             ],
+            notes: Vec::new(),
         };
         let m = merge(&ax, &[], GEO);
         let items: Vec<(Role, &str)> =
@@ -731,6 +738,7 @@ mod tests {
                 combo,
                 notes,
             ],
+            notes: Vec::new(),
         };
         let ocr = vec![
             line("| v", Rect::new(410, 225, 25, 24)),
@@ -770,6 +778,7 @@ mod tests {
                 node(Role::Button, "Save", Rect::new(10, 5, 60, 30), Some(0)),
                 node(Role::Button, "Open", Rect::new(80, 5, 60, 30), Some(usize::MAX)),
             ],
+            notes: Vec::new(),
         };
         let m = merge(&ax, &[], GEO);
         let parents: Vec<(&str, Option<&str>, bool)> = m
@@ -789,6 +798,7 @@ mod tests {
                 node(Role::Button, "B", Rect::new(300, 300, 50, 20), None),
                 node(Role::Button, "A", Rect::new(10, 300, 50, 20), None),
             ],
+            notes: Vec::new(),
         };
         let m = merge(&ax, &[], GEO);
         let labels: Vec<&str> = m.elements.iter().map(|e| e.label.as_str()).collect();

@@ -180,6 +180,8 @@ pub struct Observation {
     /// Index into `elements`.
     pub focus: Option<usize>,
     pub ax: AxHealth,
+    /// What the accessibility tree left out and why ([`handrail_platform::AxSnapshot::notes`]).
+    pub ax_notes: Vec<String>,
     pub ocr: OcrHealth,
     /// Interactive elements first, then the rest, each in reading order; one element per top-level
     /// window last, front first. Elements with no visible part are not among them.

@@ -130,6 +130,9 @@ fn monitor_suffix(e: &Element, monitors: &[ScreenMonitor]) -> String {
     crate::monitors::monitor_of(&e.bounds, monitors).map_or_else(String::new, |m| format!(" {}", m.tag()))
 }
 
+/// Lines saying what the accessibility tree left out, at most.
+const MAX_AX_NOTES: usize = 3;
+
 /// Window elements listed at most (front first); the rest are counted on one line.
 const MAX_WINDOW_LINES: usize = 12;
 
@@ -158,6 +161,12 @@ pub fn listed_count(
 pub fn observation_text(obs: &Observation, listing: &Listing) -> String {
     let mut out = header(obs);
     out.push('\n');
+    for note in obs.ax_notes.iter().take(MAX_AX_NOTES) {
+        let _ = writeln!(out, "ax: {note}");
+    }
+    if obs.ax_notes.len() > MAX_AX_NOTES {
+        let _ = writeln!(out, "ax: … and {} more left out", obs.ax_notes.len() - MAX_AX_NOTES);
+    }
     if let Some(detail) = &obs.inspect {
         let _ = writeln!(out, "inspect region @ {} ({} elements)", detail.region, detail.elements.len());
         for &i in &detail.elements {

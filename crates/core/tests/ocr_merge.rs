@@ -60,7 +60,7 @@ fn snapshot(specs: &[Spec]) -> AxSnapshot {
             AxNode { role: Some(role), name, value, states, bounds: cell(k), app: "App".into(), ..AxNode::default() }
         })
         .collect();
-    AxSnapshot { health: AxHealth::Ok, nodes }
+    AxSnapshot::new(AxHealth::Ok, nodes)
 }
 
 /// A line of `text` inside element `k`, shifted by (dx, dy) and as wide as OCR would read it.

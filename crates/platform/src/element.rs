@@ -300,11 +300,19 @@ impl AxHealth {
 pub struct AxSnapshot {
     pub health: AxHealth,
     pub nodes: Vec<AxNode>,
+    /// What a `Partial` snapshot left out and why, one line each, naming the application ("LibreOffice
+    /// Calc: table \"Sheet Sheet1\" has 2147483647 children, …"). A partial snapshot may have none
+    /// (an application that stopped answering is counted, not named).
+    pub notes: Vec<String>,
 }
 
 impl AxSnapshot {
+    pub fn new(health: AxHealth, nodes: Vec<AxNode>) -> Self {
+        Self { health, nodes, notes: Vec::new() }
+    }
+
     pub fn unavailable() -> Self {
-        Self { health: AxHealth::Unavailable, nodes: Vec::new() }
+        Self::new(AxHealth::Unavailable, Vec::new())
     }
 
     pub fn focused(&self) -> Option<usize> {

@@ -8,7 +8,7 @@ use crate::world::{WidgetData, WindowData, World, ROW_H};
 pub(crate) fn snapshot(world: &World, limits: &AxLimits) -> AxSnapshot {
     let mut health = match world.ax_health {
         AxHealth::Unavailable => return AxSnapshot::unavailable(),
-        AxHealth::PermissionRequired => return AxSnapshot { health: AxHealth::PermissionRequired, nodes: Vec::new() },
+        AxHealth::PermissionRequired => return AxSnapshot::new(AxHealth::PermissionRequired, Vec::new()),
         h @ (AxHealth::Ok | AxHealth::Partial) => h,
     };
     // A partial tree misses one application: the one chosen, else the frontmost (the case that matters
@@ -49,7 +49,7 @@ pub(crate) fn snapshot(world: &World, limits: &AxLimits) -> AxSnapshot {
         nodes.truncate(limits.max_nodes);
         health = AxHealth::Partial;
     }
-    AxSnapshot { health, nodes }
+    AxSnapshot::new(health, nodes)
 }
 
 fn window_node(win: &WindowData) -> AxNode {

@@ -142,3 +142,32 @@ impl Drop for TerminalBeside {
         let _ = self.0.wait();
     }
 }
+
+/// LibreOffice Calc on a test desktop, with a profile of its own (no first-start wizard, no recovery
+/// of another run) and VCL's GTK 3 plugin, the one on the accessibility bus (without a desktop session
+/// Calc picks X11's, which has none); killed when dropped.
+pub struct Calc(Child);
+
+impl Calc {
+    /// Starts it with `command` (as for [`TerminalBeside::start`]), its profile under `profile`, on
+    /// `book` or a new sheet.
+    pub fn start(command: impl Fn(&str) -> Command, profile: &std::path::Path, book: Option<&std::path::Path>) -> Calc {
+        let mut soffice = command("soffice");
+        soffice
+            .args(["--norestore", "--nologo", "--nofirststartwizard", "--calc"])
+            .arg(format!("-env:UserInstallation=file://{}", profile.display()))
+            .args(book)
+            .env("SAL_USE_VCLPLUGIN", "gtk3")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        Calc(soffice.spawn().expect("soffice starts (scripts/setup-desktop installs libreoffice-calc)"))
+    }
+}
+
+impl Drop for Calc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}

@@ -42,6 +42,19 @@ pub fn place(snapshot: &mut AxSnapshot, origins: &[(String, Point)]) -> usize {
             None => unplaced[i] = true,
         }
     }
+    let mut said: Vec<(&str, &str)> = Vec::new();
+    for (node, _) in snapshot.nodes.iter().zip(&unplaced).filter(|(_, u)| **u) {
+        if !said.contains(&(node.app.as_str(), node.window.as_str())) {
+            said.push((node.app.as_str(), node.window.as_str()));
+        }
+    }
+    let notes: Vec<String> = said
+        .iter()
+        .map(|(app, window)| {
+            format!("{app}: window {window:?} left out: no window of that title is on screen, so where its controls are is unknown")
+        })
+        .collect();
+    snapshot.notes.extend(notes);
     let keep: Vec<bool> = unplaced.iter().map(|u| !u).collect();
     snapshot.retain(&keep)
 }
@@ -89,9 +102,12 @@ mod tests {
         let mut snap = AxSnapshot {
             health: AxHealth::Ok,
             nodes: vec![node("stray", 0, None), node("A", 0, None), node("A", 5, Some(1)), node("B", 1, None)],
+            notes: Vec::new(),
         };
         let dropped = place(&mut snap, &[("A".into(), Point::new(100, 50)), ("B".into(), Point::new(700, 0))]);
         assert_eq!(dropped, 1);
+        assert_eq!(snap.notes.len(), 1, "{:?}", snap.notes);
+        assert!(snap.notes[0].contains("window \"stray\" left out"), "{:?}", snap.notes);
         assert_eq!(snap.nodes[0].bounds, Rect::new(100, 60, 20, 20));
         assert_eq!(snap.nodes[1].bounds, Rect::new(105, 60, 20, 20));
         assert_eq!(snap.nodes[1].parent, Some(0));

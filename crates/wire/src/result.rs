@@ -512,6 +512,10 @@ pub struct Observation {
     /// The focused element's id.
     pub focus: Option<String>,
     pub ax: AxState,
+    /// What the accessibility tree left out and why, one line each naming the application (a
+    /// container with too many children to read, …). Empty when nothing is known to be missing.
+    #[serde(default)]
+    pub ax_notes: Vec<String>,
     pub ocr: OcrState,
     /// `[width, height]` of the real screen.
     pub screen: [u32; 2],
@@ -534,6 +538,7 @@ impl From<&CoreObservation> for Observation {
             window: o.window.clone(),
             focus: o.focused().map(|e| e.id.to_string()),
             ax: o.ax.into(),
+            ax_notes: o.ax_notes.clone(),
             ocr: o.ocr.into(),
             screen: [o.screen.width, o.screen.height],
             image: [o.image_size.width, o.image_size.height],

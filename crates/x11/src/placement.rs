@@ -136,6 +136,14 @@ pub fn place(snapshot: &mut AxSnapshot, clients: &[ClientArea]) -> usize {
             origin_of_root[r] = Some(content_origin(&clients[c], root.bounds));
         }
     }
+    for r in (0..n).filter(|&i| roots[i] == i && snapshot.nodes[i].window_relative && origin_of_root[i].is_none()) {
+        let root = &snapshot.nodes[r];
+        snapshot.notes.push(format!(
+            "{}: window {:?} left out: no window of that title and size is on screen, or two are alike, so \
+             where its controls are is unknown",
+            root.app, root.window
+        ));
+    }
     let mut keep = vec![true; n];
     for (i, node) in snapshot.nodes.iter_mut().enumerate() {
         if !node.window_relative {
@@ -177,6 +185,7 @@ mod tests {
                 node("Text Editor", Rect::new(15, 11, 59, 24), Some(0), true),
                 node("Other", Rect::new(40, 40, 100, 20), None, false),
             ],
+            notes: Vec::new(),
         };
         let clients = [
             client("Other", Rect::new(0, 0, 300, 300), None),
@@ -198,6 +207,7 @@ mod tests {
                 node("Notes", Rect::new(0, 0, 400, 300), None, true),
                 node("Notes", Rect::new(10, 10, 50, 20), Some(0), true),
             ],
+            notes: Vec::new(),
         };
         let clients = [
             client("Notes", Rect::new(0, 0, 1280, 800), None),
@@ -219,6 +229,7 @@ mod tests {
                 node("Kept", Rect::new(0, 0, 100, 100), None, true),
                 node("Kept", Rect::new(1, 2, 3, 4), Some(2), true),
             ],
+            notes: Vec::new(),
         };
         let clients = [client("Kept", Rect::new(10, 20, 100, 100), None)];
         assert_eq!(place(&mut snap, &clients), 2);
@@ -239,6 +250,7 @@ mod tests {
         let mut snap = AxSnapshot {
             health: AxHealth::Ok,
             nodes: [doc(Rect::new(0, 0, 600, 400)), doc(Rect::new(0, 0, 300, 200))].concat(),
+            notes: Vec::new(),
         };
         snap.nodes[3].parent = Some(2);
         let clients = [
@@ -252,6 +264,7 @@ mod tests {
         let mut snap = AxSnapshot {
             health: AxHealth::Ok,
             nodes: [doc(Rect::new(0, 0, 300, 200)), doc(Rect::new(0, 0, 300, 200))].concat(),
+            notes: Vec::new(),
         };
         snap.nodes[3].parent = Some(2);
         let clients = [
@@ -260,5 +273,9 @@ mod tests {
         ];
         assert_eq!(place(&mut snap, &clients), 4);
         assert!(snap.nodes.is_empty());
+        // And the snapshot says so, once per window left out.
+        assert_eq!(snap.health, AxHealth::Partial);
+        assert_eq!(snap.notes.len(), 2, "{:?}", snap.notes);
+        assert!(snap.notes[0].contains("window \"New Document\" left out"), "{:?}", snap.notes);
     }
 }

@@ -255,7 +255,13 @@ fn a_dialog_that_opens_between_calls_is_named_and_can_be_answered() {
     assert_eq!(dialog.detail.native_role, "dialog");
     assert!(windows.stack().expect("stack").iter().any(|w| w.info.title == "Overwrite file?"));
 
-    let o = on(&mut engine, "click", "Yes", is_button("Yes"));
+    let mut o = on(&mut engine, "click", "Yes", is_button("Yes"));
+    // First listed, the dialog may still be being placed or sized (zenity lays itself out after it
+    // maps): a click aimed where Yes was is refused as stale, and the agent clicks again from the
+    // fresh observation that came with the refusal, as the refusal says to.
+    if o.status == Status::Stale {
+        o = on(&mut engine, "click", "Yes", is_button("Yes"));
+    }
     assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
     assert!(o.text().contains("dialog closed: \"Overwrite file?\""), "{}", o.text());
     let status = wait_until(Duration::from_secs(10), Duration::from_millis(50), || child.try_wait().ok().flatten())

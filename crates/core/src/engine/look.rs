@@ -105,6 +105,7 @@ mod tests {
                 node(Role::Text, shown, None, 10),
                 node(Role::Entry, "Address", Some("https://bob:pw-9@h/x"), 60),
             ],
+            notes: Vec::new(),
         };
         let ocr = [OcrLine {
             text: "go to http://eve:pw-9@host.example".into(),

@@ -252,6 +252,7 @@ pub(super) fn observe(
         }),
         focus: merged.focus,
         ax: ax.health,
+        ax_notes: ax.notes.clone(),
         ocr,
         elements: merged.elements,
         windows,

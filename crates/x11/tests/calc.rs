@@ -1,0 +1,76 @@
+//! LibreOffice Calc through the engine, as a person's agent would use it: its sheet is one accessible
+//! table of 2,147,483,647 cells, listed alone (the header says so), its cells read as screen text; what
+//! is typed into a cell is what Calc saves to the file, read back from the file itself.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use handrail_core::{Config, Engine, Mode, Status, Turn, Vision};
+use handrail_sandbox::{Sandbox, SandboxOptions};
+
+use common::{find, raw, see_until};
+
+/// A flat (one XML file) OpenDocument spreadsheet: one sheet, "Budget", with a heading in A1.
+const BOOK: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+ xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0"
+ xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"
+ office:version="1.3" office:mimetype="application/vnd.oasis.opendocument.spreadsheet">
+<office:body><office:spreadsheet><table:table table:name="Budget">
+<table:table-row><table:table-cell office:value-type="string"><text:p>Expense</text:p></table:table-cell></table:table-row>
+</table:table></office:spreadsheet></office:body></office:document>
+"#;
+
+#[test]
+fn text_typed_into_a_calc_cell_is_what_calc_saves() {
+    assert!(
+        std::path::Path::new("/usr/bin/soffice").exists(),
+        "LibreOffice Calc is installed (scripts/setup-desktop installs libreoffice-calc)"
+    );
+    let sandbox = Sandbox::start(SandboxOptions { parent_death_signal: false, ..SandboxOptions::default() })
+        .expect("sandbox starts");
+    let dir = sandbox.root().join("calc");
+    std::fs::create_dir_all(&dir).expect("a directory for the book");
+    let book = dir.join("budget.fods");
+    std::fs::write(&book, BOOK).expect("the book is written");
+    let soffice = handrail_testkit::Calc::start(|program| sandbox.command(program), &dir.join("profile"), Some(&book));
+    let desktop = common::full_desktop(&sandbox);
+    let mut engine = Engine::new(desktop, Config { vision: Vision::Capable, ..Config::default() });
+    engine.begin_turn(Turn { id: "calc".into(), intent: "add coffee to the budget".into(), mode: Mode::Interactive });
+
+    // The sheet is listed alone, and the header says why the tree is partial.
+    let see = see_until(&mut engine, |o| find(o, "table", "Sheet Budget").is_some());
+    let text = see.text();
+    assert!(text.contains("ax=partial"), "{text}");
+    assert!(text.contains("ax: ") && text.contains("table \"Sheet Budget\" has 2147483647 children"), "{text}");
+    // Calc's own toolbar and menus are read around it.
+    assert!(find(&see, "menu", "File").is_some() || text.contains("\"File\""), "{text}");
+
+    // The cursor starts on A1; A2 is one row down. What is typed goes to the cell under the cursor.
+    let o = engine.call_args(&raw(&[("action", "key"), ("keys", "down")]));
+    assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
+    let o = engine.call_args(&raw(&[("action", "type"), ("text", "Coffee beans")]));
+    assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
+    let o = engine.call_args(&raw(&[("action", "key"), ("keys", "return")]));
+    assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
+    let o = engine.call_args(&raw(&[("action", "key"), ("keys", "ctrl+s")]));
+    assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
+
+    // What Calc wrote: the heading kept, the new cell under it, exactly as typed.
+    let start = Instant::now();
+    let saved = loop {
+        let saved = std::fs::read_to_string(&book).unwrap_or_default();
+        if saved.contains("Coffee") || start.elapsed() > Duration::from_secs(20) {
+            break saved;
+        }
+        std::thread::sleep(Duration::from_millis(200)); // polling the file, not a settle wait
+    };
+    let body = saved.split_once("<office:body>").map_or("", |(_, b)| b);
+    let cells: Vec<&str> = body.split("<text:p>").skip(1).filter_map(|c| c.split("</text:p>").next()).collect();
+    assert_eq!(cells, ["Expense", "Coffee beans"], "the saved sheet: {saved}");
+
+    drop(engine);
+    drop(soffice);
+    sandbox.stop().expect("clean teardown");
+}
