@@ -41,7 +41,7 @@ fn a_calc_sheet_is_listed_alone_said_so_and_the_app_is_not_stalled() {
     let source = AtspiSource::new(sandbox.bus_address());
     let limits = test_limits();
     let is_sheet = |n: &handrail_platform::AxNode| n.role() == Role::Table && n.name.starts_with("Sheet ");
-    let snap = wait_for(&source, &limits, Duration::from_secs(60), |s| s.nodes.iter().any(is_sheet))
+    let snap = wait_for(&source, &limits, Duration::from_secs(90), |s| s.nodes.iter().any(is_sheet))
         .unwrap_or_else(|s| panic!("no sheet listed: {}", dump(&s)));
 
     // Listed alone, said so, and the rest of the window read around it.

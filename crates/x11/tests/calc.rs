@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use handrail_core::{Config, Engine, Mode, Status, Turn, Vision};
 use handrail_sandbox::{Sandbox, SandboxOptions};
 
-use common::{find, raw, see_until};
+use common::{find, raw};
 
 /// A flat (one XML file) OpenDocument spreadsheet: one sheet, "Budget", with a heading in A1.
 const BOOK: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
@@ -40,7 +40,16 @@ fn text_typed_into_a_calc_cell_is_what_calc_saves() {
     engine.begin_turn(Turn { id: "calc".into(), intent: "add coffee to the budget".into(), mode: Mode::Interactive });
 
     // The sheet is listed alone, and the header says why the tree is partial.
-    let see = see_until(&mut engine, |o| find(o, "table", "Sheet Budget").is_some());
+    // Calc's first start on a machine (its libraries not yet cached) takes longer than see_until waits.
+    let start = Instant::now();
+    let see = loop {
+        let o = engine.call_args(&raw(&[("action", "see")]));
+        if find(&o, "table", "Sheet Budget").is_some() {
+            break o;
+        }
+        assert!(start.elapsed() < Duration::from_secs(90), "Calc's sheet never listed:\n{}", o.text());
+        std::thread::sleep(Duration::from_millis(300)); // polling interval, not a settle wait
+    };
     let text = see.text();
     assert!(text.contains("ax=partial"), "{text}");
     assert!(text.contains("ax: ") && text.contains("table \"Sheet Budget\" has 2147483647 children"), "{text}");
