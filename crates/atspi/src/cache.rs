@@ -1,9 +1,14 @@
-//! Per-window cache of walked nodes, invalidated by accessibility events.
+//! Per-window cache of walked nodes, kept current by accessibility events.
 //!
-//! The reader thread records which objects (sender, path) raised events; a snapshot takes that set and
-//! re-walks only windows that contain one of those objects. An event from an object the cache does not
-//! know (a new child, a pruned hidden subtree) invalidates every window of its application: coarse, but
-//! never stale.
+//! The reader thread records which objects (sender, path) raised events and how far each event's change
+//! reaches ([`Reach`]): a node's own fields (a name, a text, a value) or everything under it (its
+//! children, its layout, its states, which decide whether its descendants are shown). A snapshot reads
+//! again only those nodes or subtrees of the cached windows and splices them in ([`splice`]), and asks
+//! every other node of such a window where it is and its states, which toolkits change without an
+//! event (a web page's layout, GTK 3's `default`); an unchanged window costs a two-call check. An event from an object the cache does not know (a text leaf, a new
+//! child, a pruned hidden subtree) is traced up to a known ancestor, whose subtree is read again; when that
+//! fails (the object is gone, or no ancestor is known within a few steps), every window of its application
+//! is walked again: coarse, but never stale.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -88,20 +93,80 @@ impl Cache {
     }
 }
 
-/// Objects that raised events since the last snapshot.
+/// How far the change an event announces reaches from the object that raised it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Reach {
+    /// Its own fields (name, description, text, value, selection, most states): the node is read
+    /// again, its descendants are kept.
+    Node,
+    /// Its children (some added or removed): the node and its list of children are read again; the
+    /// children it had keep their cached subtrees, new ones are walked.
+    Children,
+    /// Its extents, or whether it is shown or expanded (which shows or hides its descendants, and
+    /// toolkits do not always announce that for each of them), or anything not known: the subtree is
+    /// read again.
+    Subtree,
+}
+
+impl Reach {
+    /// The reach of an event by its signal's interface and member, and for a state change the state's
+    /// name (`detail`). Anything not known to stay within the node reaches its subtree.
+    pub fn of_event(interface: &str, member: &str, detail: Option<&str>) -> Reach {
+        if interface != "org.a11y.atspi.Event.Object" {
+            return Reach::Subtree;
+        }
+        match member {
+            "PropertyChange"
+            | "TextChanged"
+            | "TextCaretMoved"
+            | "TextSelectionChanged"
+            | "TextAttributesChanged"
+            | "AttributesChanged"
+            | "ActiveDescendantChanged"
+            | "SelectionChanged" => Reach::Node,
+            "ChildrenChanged" => Reach::Children,
+            "StateChanged" => match detail {
+                Some("showing" | "visible" | "expanded" | "collapsed" | "expandable" | "defunct" | "iconified")
+                | None => Reach::Subtree,
+                Some(_) => Reach::Node,
+            },
+            _ => Reach::Subtree,
+        }
+    }
+}
+
+/// Objects that raised events since the last snapshot, each with the widest reach of its events.
 #[derive(Debug, Default)]
 pub struct Dirty {
     /// Everything is suspect (too many events to track).
     pub all: bool,
-    pub objects: HashSet<ObjRef>,
+    pub objects: HashMap<ObjRef, Reach>,
     pub events: u64,
 }
 
 /// Beyond this many distinct objects, tracking them costs more than re-walking.
 const MAX_TRACKED: usize = 20_000;
 
+/// The paths of the children of the node at `at` (depth first, parents as indices), with the range
+/// each child's subtree spans.
+pub fn children_of(nodes: &[AxNode], paths: &[Arc<str>], at: usize) -> Vec<(Arc<str>, std::ops::Range<usize>)> {
+    let end_of =
+        |i: usize| (i + 1..nodes.len()).find(|&j| nodes[j].parent.is_none_or(|p| p < i)).unwrap_or(nodes.len());
+    let end = end_of(at);
+    let mut out = Vec::new();
+    let mut j = at + 1;
+    while j < end {
+        let child_end = end_of(j);
+        if let Some(path) = paths.get(j) {
+            out.push((path.clone(), j..child_end));
+        }
+        j = child_end;
+    }
+    out
+}
+
 impl Dirty {
-    pub fn note(&mut self, bus: &str, path: &str) {
+    pub fn note(&mut self, bus: &str, path: &str, reach: Reach) {
         self.events += 1;
         if self.all {
             return;
@@ -111,24 +176,134 @@ impl Dirty {
             self.objects.clear();
             return;
         }
-        self.objects.insert(ObjRef::new(bus, path));
+        let r = self.objects.entry(ObjRef::new(bus, path)).or_insert(reach);
+        *r = (*r).max(reach);
     }
 
-    /// True when cached window `win` must be walked again.
-    pub fn touches(&self, win: &ObjRef, cache: &Cache) -> bool {
+    /// The objects of cached window `win` that raised events, with their reach (objects of its
+    /// application the cache does not know are left out).
+    pub fn parts_in(&self, win: &ObjRef, cache: &Cache) -> Vec<(Arc<str>, Reach)> {
         if self.all {
-            return true;
+            return vec![(win.path.clone(), Reach::Subtree)];
         }
-        self.objects.iter().any(|o| match cache.window_of(o) {
-            Some(w) => w == win,
-            // Unknown object: anything in its application may have changed.
-            None => o.bus == win.bus,
-        })
+        self.objects
+            .iter()
+            .filter(|(o, _)| cache.window_of(o) == Some(win))
+            .map(|(o, &r)| (o.path.clone(), r))
+            .collect()
     }
 
-    /// Windows (by key) invalidated, for the whole cache at once.
-    pub fn invalidated(&self, cache: &Cache) -> HashSet<ObjRef> {
-        cache.windows.keys().filter(|w| self.touches(w, cache)).cloned().collect()
+    /// What to read again: whole windows, parts of windows (their node paths and reach), and objects
+    /// the cache does not know, to be traced to a known ancestor.
+    pub fn plan(&self, cache: &Cache) -> Plan {
+        let mut plan = Plan::default();
+        if self.all {
+            plan.walk = cache.windows.keys().cloned().collect();
+            return plan;
+        }
+        for (o, &reach) in &self.objects {
+            match cache.window_of(o) {
+                // The window itself, all of it: a walk.
+                Some(w) if w.path == o.path && reach == Reach::Subtree => {
+                    plan.walk.insert(w.clone());
+                }
+                Some(w) => plan.parts.entry(w.clone()).or_default().push((o.path.clone(), reach)),
+                None => plan.unknown.push(o.clone()),
+            }
+        }
+        plan.settle(cache);
+        plan
+    }
+}
+
+/// What a snapshot reads again (see [`Dirty::plan`]).
+#[derive(Debug, Default)]
+pub struct Plan {
+    /// Windows walked whole.
+    pub walk: HashSet<ObjRef>,
+    /// Windows reused with these nodes (reach `Node`) or subtrees read again.
+    pub parts: HashMap<ObjRef, Vec<(Arc<str>, Reach)>>,
+    /// Objects the cache does not know.
+    pub unknown: Vec<ObjRef>,
+}
+
+/// Beyond this many parts, a window is walked whole: one walk pipelines better than many subtrees.
+pub const MAX_PARTS: usize = 32;
+
+impl Plan {
+    /// Every window of `bus`'s application is walked whole.
+    pub fn walk_app(&mut self, bus: &str, cache: &Cache) {
+        self.walk.extend(cache.windows.keys().filter(|w| &*w.bus == bus).cloned());
+    }
+
+    /// Leaves out parts of windows walked whole, walks windows with too many parts, and keeps one
+    /// part per node (its widest reach).
+    pub fn settle(&mut self, _cache: &Cache) {
+        let walk = &mut self.walk;
+        self.parts.retain(|w, parts| {
+            if walk.contains(w) {
+                return false;
+            }
+            parts.sort();
+            parts.dedup_by(|later, earlier| {
+                // Sorted by path, then reach: of one path keep the last (widest).
+                if later.0 == earlier.0 {
+                    earlier.1 = earlier.1.max(later.1);
+                    true
+                } else {
+                    false
+                }
+            });
+            if parts.len() > MAX_PARTS {
+                walk.insert(w.clone());
+                return false;
+            }
+            true
+        });
+    }
+}
+
+/// Replaces the node at `at` of a cached window's nodes (depth first, parents as indices) with what was
+/// read again: with reach `Node` the node alone (its descendants kept), otherwise the node and all its
+/// descendants (for `Children`, the caller has put the subtrees of the children it kept in `fresh`). `fresh` is the new node (and, for a subtree, its descendants), its parents local
+/// with the node at 0; `None` when the node is gone or no longer shown: it leaves with its subtree.
+pub fn splice(
+    nodes: &mut Vec<AxNode>,
+    paths: &mut Vec<Arc<str>>,
+    at: usize,
+    reach: Reach,
+    fresh: Option<(Vec<AxNode>, Vec<Arc<str>>)>,
+) {
+    if at >= nodes.len() || paths.len() != nodes.len() {
+        return;
+    }
+    // Depth first: the subtree ends at the first later node whose parent comes before `at`.
+    let end = (at + 1..nodes.len()).find(|&j| nodes[j].parent.is_none_or(|p| p < at)).unwrap_or(nodes.len());
+    let parent = nodes[at].parent;
+    let (replacement, replacement_paths, replaced_end) = match (reach, fresh) {
+        (Reach::Node, Some((mut f, fp))) if !f.is_empty() && !fp.is_empty() => {
+            f.truncate(1);
+            f[0].parent = parent;
+            (f, vec![fp[0].clone()], at + 1)
+        }
+        (Reach::Subtree | Reach::Children, Some((mut f, fp))) if !f.is_empty() && f.len() == fp.len() => {
+            for (i, n) in f.iter_mut().enumerate() {
+                n.parent = if i == 0 { parent } else { n.parent.map(|p| p + at) };
+            }
+            (f, fp, end)
+        }
+        _ => (Vec::new(), Vec::new(), end),
+    };
+    let removed = replaced_end - at;
+    let added = replacement.len();
+    nodes.splice(at..replaced_end, replacement);
+    paths.splice(at..replaced_end, replacement_paths);
+    for n in nodes.iter_mut().skip(at + added) {
+        if let Some(p) = n.parent {
+            if p >= replaced_end {
+                n.parent = Some(p + added - removed);
+            }
+        }
     }
 }
 
@@ -160,14 +335,94 @@ mod tests {
             vec![],
         );
         let mut d = Dirty::default();
-        assert!(d.invalidated(&cache).is_empty());
-        d.note(":1.5", "/b2");
-        assert_eq!(d.invalidated(&cache), HashSet::from([w2.clone()]));
-        d.note(":1.5", "/unknown");
-        assert_eq!(d.invalidated(&cache), HashSet::from([w1.clone(), w2.clone()]));
+        let plan = d.plan(&cache);
+        assert!(plan.walk.is_empty() && plan.parts.is_empty() && plan.unknown.is_empty());
+        // A name changed: that node alone; then its children too: its subtree, once.
+        d.note(":1.5", "/b2", Reach::Node);
+        assert_eq!(d.plan(&cache).parts, HashMap::from([(w2.clone(), vec![(Arc::from("/b2"), Reach::Node)])]));
+        d.note(":1.5", "/b2", Reach::Subtree);
+        d.note(":1.5", "/b2", Reach::Children);
+        assert_eq!(d.plan(&cache).parts, HashMap::from([(w2.clone(), vec![(Arc::from("/b2"), Reach::Subtree)])]));
+        // An object nobody knows is traced; the window's own subtree is a walk.
+        d.note(":1.5", "/unknown", Reach::Node);
+        d.note(":1.9", "/w3", Reach::Subtree);
+        let plan = d.plan(&cache);
+        assert_eq!(plan.unknown, vec![ObjRef::new(":1.5", "/unknown")]);
+        assert_eq!(plan.walk, HashSet::from([w3.clone()]));
+        // Tracing failed: the whole application is walked, and its parts are moot.
+        let mut plan = d.plan(&cache);
+        plan.walk_app(":1.5", &cache);
+        plan.settle(&cache);
+        assert_eq!(plan.walk, HashSet::from([w1.clone(), w2.clone(), w3.clone()]));
+        assert!(plan.parts.is_empty());
         let mut d = Dirty { all: true, ..Dirty::default() };
-        d.note(":1.9", "/x");
-        assert_eq!(d.invalidated(&cache).len(), 3);
+        d.note(":1.9", "/x", Reach::Node);
+        assert_eq!(d.plan(&cache).walk.len(), 3);
+    }
+
+    /// A tree as (parent, name) pairs, depth first.
+    fn tree(spec: &[(Option<usize>, &str)]) -> (Vec<AxNode>, Vec<Arc<str>>) {
+        let nodes = spec.iter().map(|(p, n)| AxNode { parent: *p, name: (*n).into(), ..AxNode::default() }).collect();
+        let paths = spec.iter().map(|(_, n)| Arc::from(format!("/{n}"))).collect();
+        (nodes, paths)
+    }
+
+    fn shape(nodes: &[AxNode]) -> Vec<(Option<usize>, String)> {
+        nodes.iter().map(|n| (n.parent, n.name.clone())).collect()
+    }
+
+    #[test]
+    fn splicing_replaces_a_node_or_its_subtree_and_keeps_parents_right() {
+        // w ─ a ─ a1
+        //       └ a2
+        //   └ b ─ b1
+        let base = [(None, "w"), (Some(0), "a"), (Some(1), "a1"), (Some(1), "a2"), (Some(0), "b"), (Some(4), "b1")];
+        let s = |v: &[(Option<usize>, &str)]| v.iter().map(|(p, n)| (*p, n.to_string())).collect::<Vec<_>>();
+
+        // a's subtree now holds one child, a3.
+        let (mut nodes, mut paths) = tree(&base);
+        splice(&mut nodes, &mut paths, 1, Reach::Subtree, Some(tree(&[(None, "a"), (Some(0), "a3")])));
+        assert_eq!(shape(&nodes), s(&[(None, "w"), (Some(0), "a"), (Some(1), "a3"), (Some(0), "b"), (Some(3), "b1")]));
+        assert_eq!(paths.len(), nodes.len());
+        assert_eq!(&*paths[2], "/a3");
+
+        // a renamed: its children stay.
+        let (mut nodes, mut paths) = tree(&base);
+        splice(&mut nodes, &mut paths, 1, Reach::Node, Some(tree(&[(None, "A")])));
+        assert_eq!(shape(&nodes)[1], (Some(0), "A".to_string()));
+        assert_eq!(shape(&nodes)[2..], s(&base[2..])[..]);
+
+        // a hidden: gone with its subtree, whatever the reach.
+        for reach in [Reach::Node, Reach::Subtree] {
+            let (mut nodes, mut paths) = tree(&base);
+            splice(&mut nodes, &mut paths, 1, reach, None);
+            assert_eq!(shape(&nodes), s(&[(None, "w"), (Some(0), "b"), (Some(1), "b1")]));
+            assert_eq!(paths.iter().map(|p| p.to_string()).collect::<Vec<_>>(), ["/w", "/b", "/b1"]);
+        }
+
+        // b1, the last node, grows children; b's subtree is last too.
+        let (mut nodes, mut paths) = tree(&base);
+        splice(&mut nodes, &mut paths, 5, Reach::Subtree, Some(tree(&[(None, "b1"), (Some(0), "x"), (Some(1), "y")])));
+        assert_eq!(shape(&nodes)[5..], s(&[(Some(4), "b1"), (Some(5), "x"), (Some(6), "y")])[..]);
+
+        // Out of range, or a reply that does not fit: nothing changes.
+        let (mut nodes, mut paths) = tree(&base);
+        splice(&mut nodes, &mut paths, 9, Reach::Subtree, None);
+        assert_eq!(shape(&nodes), s(&base));
+    }
+
+    #[test]
+    fn events_reach_as_far_as_what_they_announce() {
+        let object = "org.a11y.atspi.Event.Object";
+        assert_eq!(Reach::of_event(object, "PropertyChange", None), Reach::Node);
+        assert_eq!(Reach::of_event(object, "TextChanged", None), Reach::Node);
+        assert_eq!(Reach::of_event(object, "ChildrenChanged", None), Reach::Children);
+        assert_eq!(Reach::of_event(object, "StateChanged", Some("focused")), Reach::Node);
+        assert_eq!(Reach::of_event(object, "StateChanged", Some("showing")), Reach::Subtree);
+        assert_eq!(Reach::of_event(object, "StateChanged", None), Reach::Subtree);
+        assert_eq!(Reach::of_event(object, "BoundsChanged", None), Reach::Subtree);
+        assert_eq!(Reach::of_event("org.a11y.atspi.Event.Window", "Activate", None), Reach::Subtree);
+        assert_eq!(Reach::of_event(object, "SomethingNew", None), Reach::Subtree);
     }
 
     #[test]

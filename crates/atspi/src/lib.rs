@@ -9,8 +9,12 @@
 //!   bounded by a node cap, a per-application liveness timeout and a whole-walk deadline. An application
 //!   that stops answering makes the snapshot `Partial`, never a hang.
 //! - **Cache** (`cache`): events (state, children, property, bounds, text, window, focus) mark the
-//!   objects they come from; unchanged windows are reused after a two-call check (still shown, same
-//!   extents; a moved window's nodes are shifted).
+//!   objects they come from and how far the change reaches (the node, its children, its subtree);
+//!   unchanged windows are reused after a two-call check (still shown, same extents; a moved window's
+//!   nodes are shifted); in a window with events only the named nodes and subtrees are read again and
+//!   spliced in, with every node's extents and states asked again (a page's layout moves what follows
+//!   a change, and GTK 3 its `default` state, without an event). An object the cache does not know is traced up to an ancestor it does; failing
+//!   that, its application is walked whole.
 //! - **Secrets**: password fields (`password text`) never have their text or value read, and signal
 //!   payloads are never decoded.
 //! - Coordinates are screen pixels (`Component.GetExtents` with the screen coordinate type), except

@@ -1,12 +1,11 @@
 //! [`AtspiSource`]: the `Accessibility` implementation.
 
-use std::collections::HashSet;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use handrail_platform::{Accessibility, AxLimits, AxSnapshot};
 
-use crate::cache::{Cache, Dirty, ObjRef};
+use crate::cache::{Cache, Dirty, Reach};
 use crate::dbus::wire::{Arg, Call, Message};
 use crate::dbus::{simple_call, Bus};
 use crate::error::AtspiError;
@@ -142,9 +141,9 @@ impl Accessibility for AtspiSource {
             log::debug!("cannot bound writes: {e}");
         }
         let dirty = std::mem::take(&mut *conn.dirty.lock().unwrap_or_else(PoisonError::into_inner));
-        let invalidated: HashSet<ObjRef> = dirty.invalidated(&inner.cache);
+        let plan = dirty.plan(&inner.cache);
         let walk_deadline = deadline.checked_sub(ASSEMBLY_MARGIN.min(limits.deadline / 10)).unwrap_or(deadline);
-        let result = walk::walk(&mut conn.bus, limits, walk_deadline, &inner.cache, &invalidated, &conn.dirty);
+        let result = walk::walk(&mut conn.bus, limits, walk_deadline, &inner.cache, plan, &conn.dirty);
         if result.connection_lost {
             inner.conn = None;
             inner.cache.clear();
@@ -153,13 +152,16 @@ impl Accessibility for AtspiSource {
         }
         inner.stats = WalkStats { elapsed: start.elapsed(), connected, ..result.stats };
         log::debug!(
-            "a11y snapshot: {:?} in {:?}: {} nodes, {} calls, {} windows walked, {} reused, {} events since last",
+            "a11y snapshot: {:?} in {:?}: {} nodes, {} calls, {} windows walked, {} reused ({} of them with {} parts \
+             read again), {} events since last",
             inner.stats.health,
             inner.stats.elapsed,
             inner.stats.nodes,
             inner.stats.calls,
             inner.stats.windows_walked,
             inner.stats.windows_reused,
+            inner.stats.windows_patched,
+            inner.stats.parts_read,
             dirty.events,
         );
         result.snapshot
@@ -176,9 +178,12 @@ fn connect(session: &str, a11y: Option<&str>, limits: &AxLimits, deadline: Insta
     let dirty = Arc::new(Mutex::new(Dirty::default()));
     let sink = dirty.clone();
     let on_signal = Box::new(move |m: &Message| {
-        // Only the header is looked at: event payloads can carry text typed into a password field.
+        // Only the header is looked at, and a state change's first argument (the state's name): other
+        // event payloads can carry text typed into a password field.
         if m.interface.starts_with("org.a11y.atspi.Event.") && !m.sender.is_empty() {
-            sink.lock().unwrap_or_else(PoisonError::into_inner).note(&m.sender, &m.path);
+            let state = (m.member == "StateChanged").then(|| m.first().ok()).flatten();
+            let reach = Reach::of_event(&m.interface, &m.member, state.as_ref().and_then(|v| v.as_str()));
+            sink.lock().unwrap_or_else(PoisonError::into_inner).note(&m.sender, &m.path, reach);
         }
     });
     let mut bus = Bus::connect(&address, step(), on_signal)?;

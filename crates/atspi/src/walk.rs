@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use handrail_platform::{AxHealth, AxLimits, AxNode, AxSnapshot, Rect, Role, States};
 
-use crate::cache::{Cache, CachedWindow, Dirty, ObjRef};
+use crate::cache::{self, Cache, CachedWindow, Dirty, ObjRef, Plan, Reach};
 use crate::dbus::wire::{Arg, Call, Message, Value, FLAG_NO_AUTO_START};
 use crate::dbus::{self, Bus, Recv};
 use crate::roles::{self, bit, AtspiStates};
@@ -64,6 +64,10 @@ pub struct WalkStats {
     pub windows_walked: usize,
     /// Windows whose cached nodes were reused.
     pub windows_reused: usize,
+    /// Of those, windows with nodes or subtrees read again (events named them).
+    pub windows_patched: usize,
+    /// Nodes and subtrees read again in reused windows.
+    pub parts_read: usize,
     /// True when the node cap cut the tree.
     pub truncated: bool,
     /// True when this snapshot (re)connected to the bus.
@@ -81,6 +85,8 @@ impl Default for WalkStats {
             apps_timed_out: 0,
             windows_walked: 0,
             windows_reused: 0,
+            windows_patched: 0,
+            parts_read: 0,
             truncated: false,
             connected: false,
         }
@@ -163,6 +169,15 @@ enum Purpose {
     WinExtents(usize),
     A(usize, FieldA),
     B(usize, FieldB),
+    /// The parent of an object the cache does not know (index into `tracing`).
+    Parent(usize),
+    /// Where a cached node of window `.0` is now (index into its `moved_paths`).
+    NodeExtents(usize, usize),
+    /// Its states now (a toolkit may change some without an event: GTK 3's `default`).
+    NodeStates(usize, usize),
+    /// The attributes of a child kept by a `Children` part of window `.0` (index into `kept_paths`):
+    /// its place among its siblings (`posinset`, `setsize`) changes with them, without an event.
+    KeptAttributes(usize, usize),
 }
 
 struct Queued {
@@ -217,7 +232,44 @@ struct Win {
     truncated: bool,
     /// Containers of this window whose children were not read, said why (see `AxSnapshot::notes`).
     unread: Vec<String>,
+    /// Nodes or subtrees of a cached window read again, spliced into it when it is reused.
+    parts: Vec<Part>,
+    /// With parts: every cached node's extents asked again (paths, and the answers by path), since a
+    /// change can move what follows it without an event (a web page's layout).
+    moved_paths: Vec<Arc<str>>,
+    moved: HashMap<Arc<str>, Option<Extents>>,
+    restated: HashMap<Arc<str>, Option<AtspiStates>>,
+    /// Children kept by `Children` parts, and their attributes read again.
+    kept_paths: Vec<Arc<str>>,
+    kept_attributes: HashMap<Arc<str>, Vec<(String, String)>>,
 }
+
+/// `x, y, width, height` as a toolkit answers them.
+type Extents = (i32, i32, i32, i32);
+
+/// A node or subtree of a cached window read again.
+struct Part {
+    path: Arc<str>,
+    reach: Reach,
+    /// Its node, once accepted (`None`: gone or not shown).
+    root: Option<usize>,
+    /// With reach `Children`: the children it had before, kept with their cached subtrees (their
+    /// places among the new children, and their paths).
+    kept: Vec<(usize, Arc<str>)>,
+}
+
+/// An object the cache does not know, followed up its parents to one it does.
+struct Tracing {
+    bus: Arc<str>,
+    hops: u8,
+}
+
+/// Parents followed from an unknown object before its whole application is walked instead.
+const MAX_HOPS: u8 = 3;
+/// Unknown objects traced at most per snapshot, and per application; beyond, their applications are
+/// walked.
+const MAX_TRACED: usize = 64;
+const MAX_TRACED_PER_APP: usize = 16;
 
 #[derive(Default)]
 struct NodeData {
@@ -249,6 +301,8 @@ struct Pending {
     /// The probe's fields are asked so far; the rest of phase A follows if it shows the node on screen.
     probing: Option<Probe>,
     data: NodeData,
+    /// The part of its window this node is the root of, when it is read again into a cached window.
+    part: Option<usize>,
 }
 
 struct Accepted {
@@ -279,7 +333,8 @@ struct Walker<'a> {
     limits: AxLimits,
     deadline: Instant,
     cache: &'a Cache,
-    invalidated: &'a HashSet<ObjRef>,
+    plan: Plan,
+    tracing: Vec<Tracing>,
     late: &'a Mutex<Dirty>,
     own_name: String,
     dests: Vec<Dest>,
@@ -301,7 +356,7 @@ pub fn walk(
     limits: &AxLimits,
     deadline: Instant,
     cache: &Cache,
-    invalidated: &HashSet<ObjRef>,
+    plan: Plan,
     late: &Mutex<Dirty>,
 ) -> WalkResult {
     let own_name = bus.unique_name().to_owned();
@@ -310,7 +365,8 @@ pub fn walk(
         limits: *limits,
         deadline,
         cache,
-        invalidated,
+        plan,
+        tracing: Vec::new(),
         late,
         own_name,
         dests: Vec::new(),
@@ -325,6 +381,7 @@ pub fn walk(
         registry_failed: false,
         connection_lost: false,
     };
+    w.trace_unknown();
     let registry: Arc<str> = Arc::from(REGISTRY);
     w.enqueue(&registry, Arc::from(ROOT_PATH), ACCESSIBLE, "GetChildren", vec![], Purpose::Apps);
     w.run();
@@ -332,6 +389,74 @@ pub fn walk(
 }
 
 impl Walker<'_> {
+    /// Follows each object the cache does not know up its parents to one it does, whose subtree is
+    /// then read again; where that fails, its application is walked whole. Runs before the walk: the
+    /// plan decides how each window is read.
+    fn trace_unknown(&mut self) {
+        let unknown = std::mem::take(&mut self.plan.unknown);
+        // Only where there is a cached window to read parts of; and an application with many unknown
+        // objects (one that just drew a new view) is walked at once, cheaper than tracing each.
+        let mut per_app: HashMap<Arc<str>, usize> = HashMap::new();
+        for o in &unknown {
+            *per_app.entry(o.bus.clone()).or_default() += 1;
+        }
+        for (i, o) in unknown.into_iter().enumerate() {
+            if !self.cache.windows.keys().any(|w| w.bus == o.bus) {
+                continue;
+            }
+            if i >= MAX_TRACED || per_app.get(&o.bus).is_some_and(|&n| n > MAX_TRACED_PER_APP) {
+                self.plan.walk_app(&o.bus, self.cache);
+                continue;
+            }
+            let k = self.tracing.len();
+            self.tracing.push(Tracing { bus: o.bus.clone(), hops: 0 });
+            self.get_property(&o, ACCESSIBLE, "Parent", Purpose::Parent(k));
+        }
+        if self.tracing.is_empty() {
+            return;
+        }
+        self.run();
+        // Calls still unanswered at the deadline leave their applications to be walked (there is no
+        // time left for that either: the snapshot will be partial).
+        let unanswered: Vec<Arc<str>> = self
+            .in_flight
+            .values()
+            .filter_map(|(_, p)| match p {
+                Purpose::Parent(k) => Some(self.tracing[*k].bus.clone()),
+                _ => None,
+            })
+            .collect();
+        for bus in unanswered {
+            self.plan.walk_app(&bus, self.cache);
+        }
+        self.plan.settle(self.cache);
+    }
+
+    fn on_parent(&mut self, k: usize, v: Option<Value>) {
+        let parent = v.as_ref().and_then(obj_ref);
+        match parent {
+            Some(p) => match self.cache.window_of(&p).cloned() {
+                Some(win) if win.path == p.path => {
+                    self.plan.walk.insert(win);
+                }
+                Some(win) => self.plan.parts.entry(win).or_default().push((p.path.clone(), Reach::Subtree)),
+                None if self.tracing[k].hops < MAX_HOPS => {
+                    self.tracing[k].hops += 1;
+                    self.get_property(&p, ACCESSIBLE, "Parent", Purpose::Parent(k));
+                }
+                None => {
+                    let bus = self.tracing[k].bus.clone();
+                    self.plan.walk_app(&bus, self.cache);
+                }
+            },
+            // Gone, or a root: whatever changed around it cannot be placed.
+            None => {
+                let bus = self.tracing[k].bus.clone();
+                self.plan.walk_app(&bus, self.cache);
+            }
+        }
+    }
+
     fn dest(&mut self, name: &Arc<str>) -> usize {
         if let Some(&i) = self.dest_of.get(name) {
             return i;
@@ -488,6 +613,14 @@ impl Walker<'_> {
                 self.wins[win].truncated = true;
                 self.finish_b(n);
             }
+            Purpose::Parent(k) => {
+                let bus = self.tracing[k].bus.clone();
+                self.plan.walk_app(&bus, self.cache);
+            }
+            Purpose::NodeExtents(w, _) | Purpose::NodeStates(w, _) | Purpose::KeptAttributes(w, _) => {
+                self.wins[w].outstanding -= 1;
+                self.wins[w].truncated = true;
+            }
         }
     }
 
@@ -533,6 +666,25 @@ impl Walker<'_> {
             }
             Purpose::A(p, field) => self.on_field_a(p, field, v),
             Purpose::B(n, field) => self.on_field_b(n, field, v),
+            Purpose::Parent(k) => self.on_parent(k, v),
+            Purpose::KeptAttributes(w, i) => {
+                let path = self.wins[w].kept_paths[i].clone();
+                if let Some(v) = v {
+                    self.wins[w].kept_attributes.insert(path, attributes_of(&v));
+                }
+                self.wins[w].outstanding -= 1;
+            }
+            Purpose::NodeStates(w, i) => {
+                let path = self.wins[w].moved_paths[i].clone();
+                self.wins[w].restated.insert(path, v.as_ref().and_then(states_of));
+                self.wins[w].outstanding -= 1;
+            }
+            Purpose::NodeExtents(w, i) => {
+                let path = self.wins[w].moved_paths[i].clone();
+                let extents = v.as_ref().and_then(extents_of);
+                self.wins[w].moved.insert(path, extents);
+                self.wins[w].outstanding -= 1;
+            }
         }
     }
 
@@ -555,7 +707,18 @@ impl Walker<'_> {
     fn on_windows(&mut self, a: usize, v: &Value) {
         for (i, obj) in obj_refs(v).into_iter().enumerate() {
             let w = self.wins.len();
-            let known = self.cache.windows.get(&obj).filter(|_| !self.invalidated.contains(&obj));
+            let known = self.cache.windows.get(&obj).filter(|_| !self.plan.walk.contains(&obj));
+            let parts: Vec<Part> = match known {
+                Some(_) => self.plan.parts.remove(&obj).unwrap_or_default(),
+                None => Vec::new(),
+            }
+            .into_iter()
+            .map(|(path, reach)| Part { path, reach, root: None, kept: Vec::new() })
+            .collect();
+            if !parts.is_empty() {
+                let named: Vec<String> = parts.iter().map(|p| format!("{}:{:?}", p.path, p.reach)).collect();
+                log::debug!("a11y: window {}{} read again in parts {named:?}", obj.bus, obj.path);
+            }
             let (cached, toolkit) = (known.is_some(), known.map(|c| c.toolkit).unwrap_or_default());
             self.wins.push(Win {
                 obj: obj.clone(),
@@ -570,12 +733,27 @@ impl Walker<'_> {
                 outstanding: 0,
                 truncated: false,
                 unread: Vec::new(),
+                parts,
+                moved_paths: Vec::new(),
+                moved: HashMap::new(),
+                restated: HashMap::new(),
+                kept_paths: Vec::new(),
+                kept_attributes: HashMap::new(),
             });
             if cached {
                 self.enqueue(&obj.bus, obj.path.clone(), ACCESSIBLE, "GetState", vec![], Purpose::WinState(w));
                 let coords = if toolkit.window_relative() { COORD_WINDOW } else { COORD_SCREEN };
                 let args = vec![Arg::U32(coords)];
                 self.enqueue(&obj.bus, obj.path.clone(), COMPONENT, "GetExtents", args, Purpose::WinExtents(w));
+                // Read the changed parts meanwhile: if the window turns out moved or resized, they are
+                // moot and it is walked whole.
+                for k in 0..self.wins[w].parts.len() {
+                    let part = ObjRef { bus: obj.bus.clone(), path: self.wins[w].parts[k].path.clone() };
+                    self.start_part(part, w, k);
+                }
+                if !self.wins[w].parts.is_empty() {
+                    self.ask_extents_again(w);
+                }
             } else {
                 self.start_node(obj, w, None, 0, Probe::Nothing);
             }
@@ -595,15 +773,29 @@ impl Walker<'_> {
         self.wins[w].active = state.has(bit::ACTIVE);
         let cached = self.cache.windows.get(&self.wins[w].obj).map(|c| c.extents);
         // The app answered after emitting whatever events it had for earlier changes (one connection keeps
-        // order, and the reader records events before passing replies on): look at those too.
-        let changed_meanwhile =
-            self.late.lock().unwrap_or_else(PoisonError::into_inner).touches(&self.wins[w].obj, self.cache);
+        // order, and the reader records events before passing replies on): the objects of this window
+        // named since the snapshot began are read too, or the window is walked if that is all of it.
+        // (Objects the cache does not know are traced in the next snapshot, their events still pending.)
+        let obj = self.wins[w].obj.clone();
+        let late = self.late.lock().unwrap_or_else(PoisonError::into_inner).parts_in(&obj, self.cache);
+        let whole = late.iter().any(|(p, r)| *p == obj.path && *r == Reach::Subtree)
+            || self.wins[w].parts.len() + late.len() > cache::MAX_PARTS;
         self.wins[w].mode = match (extents, cached) {
-            (Some(now), Some(then)) if !changed_meanwhile && now.width == then.width && now.height == then.height => {
+            (Some(now), Some(then)) if !whole && now.width == then.width && now.height == then.height => {
+                if !late.is_empty() && self.wins[w].parts.is_empty() {
+                    self.ask_extents_again(w);
+                }
+                for (path, reach) in late {
+                    let known = self.wins[w].parts.iter().any(|p| p.path == path && p.reach >= reach);
+                    if !known {
+                        let k = self.wins[w].parts.len();
+                        self.wins[w].parts.push(Part { path: path.clone(), reach, root: None, kept: Vec::new() });
+                        self.start_part(ObjRef { bus: obj.bus.clone(), path }, w, k);
+                    }
+                }
                 Mode::Reuse { dx: now.x - then.x, dy: now.y - then.y }
             }
             _ => {
-                let obj = self.wins[w].obj.clone();
                 self.start_node(obj, w, None, 0, Probe::Nothing);
                 Mode::Walk
             }
@@ -623,9 +815,42 @@ impl Walker<'_> {
             remaining: 0,
             probing: (probe != Probe::Nothing).then_some(probe),
             data: NodeData::default(),
+            part: None,
         }));
         self.wins[win].outstanding += 1;
         self.queue_fields(p, &obj, probe.fields());
+    }
+
+    /// Asks where every cached node of window `w` (but the window, just checked) is now, and its states.
+    fn ask_extents_again(&mut self, w: usize) {
+        let Some(cached) = self.cache.windows.get(&self.wins[w].obj) else { return };
+        let paths: Vec<Arc<str>> = cached.paths.iter().skip(1).cloned().collect();
+        let coords = if self.wins[w].toolkit.window_relative() { COORD_WINDOW } else { COORD_SCREEN };
+        let bus = self.wins[w].obj.bus.clone();
+        for (i, path) in paths.iter().enumerate() {
+            self.wins[w].outstanding += 2;
+            let extents = Purpose::NodeExtents(w, i);
+            self.enqueue(&bus, path.clone(), COMPONENT, "GetExtents", vec![Arg::U32(coords)], extents);
+            self.enqueue(&bus, path.clone(), ACCESSIBLE, "GetState", vec![], Purpose::NodeStates(w, i));
+        }
+        self.wins[w].moved_paths = paths;
+    }
+
+    /// Starts reading part `k` of window `win` again: all its fields at once, as a window's.
+    fn start_part(&mut self, obj: ObjRef, win: usize, k: usize) {
+        let p = self.pending.len();
+        self.pending.push(Some(Pending {
+            obj: obj.clone(),
+            win,
+            parent: None,
+            slot: 0,
+            remaining: 0,
+            probing: None,
+            data: NodeData::default(),
+            part: Some(k),
+        }));
+        self.wins[win].outstanding += 1;
+        self.queue_fields(p, &obj, &PHASE_A);
     }
 
     fn queue_fields(&mut self, p: usize, obj: &ObjRef, fields: &[FieldA]) {
@@ -712,8 +937,9 @@ impl Walker<'_> {
 
     /// Phase A is complete: keep the node (and fetch the rest) or prune it with its subtree.
     fn accept(&mut self, pend: Pending) {
-        let Pending { obj, win, parent, slot, mut data, .. } = pend;
-        if parent.is_none() {
+        let Pending { obj, win, parent, slot, mut data, part, .. } = pend;
+        let window_root = parent.is_none() && part.is_none();
+        if window_root {
             self.wins[win].toolkit = Toolkit::of_window(&data.attributes);
         }
         let toolkit = self.wins[win].toolkit;
@@ -740,7 +966,10 @@ impl Walker<'_> {
         let role = if web_terminal { Role::Terminal } else { roles::map_role(&native, states) };
         let secret = roles::is_secret_role(&native);
         let n = self.nodes.len();
-        if parent.is_none() {
+        if let Some(k) = part {
+            self.wins[win].parts[k].root = Some(n);
+        }
+        if window_root {
             log::trace!("window {}{} {native:?} {:?}: states {:#x}", obj.bus, obj.path, data.name, states.0);
             self.wins[win].root = Some(n);
             self.wins[win].active = states.has(bit::ACTIVE);
@@ -759,15 +988,7 @@ impl Walker<'_> {
             }
         }
         let popup = (role == Role::ComboBox).then(|| data.children.first().cloned()).flatten();
-        let mut mapped = roles::map_states(&native, role, states);
-        if toolkit == Toolkit::Gtk4 {
-            // Drawn, as GTK 4 says it (see `toolkit`), though it never says SHOWING.
-            mapped.remove(States::OFFSCREEN);
-        }
-        if web_terminal && roles::has_class(&data.attributes, "focus") {
-            // Keys go to its hidden input, which is never on screen; the terminal marks itself.
-            mapped.insert(States::FOCUSED);
-        }
+        let mapped = node_states(&native, role, states, toolkit, &data.attributes);
         let node = AxNode {
             role: Some(role),
             states: mapped,
@@ -825,11 +1046,6 @@ impl Walker<'_> {
                 FieldB::SelectedName => {} // asked of the selected child once it is known
             }
         }
-        let room = self.limits.max_nodes.saturating_sub(self.accepted());
-        if data.children.len() > room {
-            self.truncated = true;
-            self.wins[win].truncated = true;
-        }
         // Children are probed: in toolkits' trees most hidden nodes are leaves or small subtrees next to
         // shown siblings (list rows scrolled away, inactive views), and probing halved the calls of a
         // Chromium walk at no measurable cost in wall time.
@@ -838,7 +1054,47 @@ impl Walker<'_> {
         // GTK 4 says which nodes are not drawn by their size alone.
         let probe =
             if role == Role::Table || toolkit == Toolkit::Gtk4 { Probe::StatesAndExtents } else { Probe::States };
-        for (i, child) in data.children.into_iter().take(room).enumerate() {
+        // A node read again for its own fields keeps the descendants its window had; one whose children
+        // changed keeps those it had, and only new ones are walked.
+        let reach = part.map(|k| self.wins[win].parts[k].reach);
+        let children: Vec<(usize, ObjRef)> = match (reach, part) {
+            (Some(Reach::Node), _) => Vec::new(),
+            (Some(Reach::Children), Some(k)) => {
+                let had: HashSet<Arc<str>> = self
+                    .cache
+                    .windows
+                    .get(&self.wins[win].obj)
+                    .and_then(|c| {
+                        let at = c.paths.iter().position(|p| *p == obj.path)?;
+                        Some(cache::children_of(&c.nodes, &c.paths, at).into_iter().map(|(p, _)| p).collect())
+                    })
+                    .unwrap_or_default();
+                let (kept, new): (Vec<_>, Vec<_>) =
+                    data.children.into_iter().enumerate().partition(|(_, c)| c.bus == obj.bus && had.contains(&c.path));
+                for (_, c) in &kept {
+                    let i = self.wins[win].kept_paths.len();
+                    self.wins[win].kept_paths.push(c.path.clone());
+                    self.wins[win].outstanding += 1;
+                    self.enqueue(
+                        &c.bus,
+                        c.path.clone(),
+                        ACCESSIBLE,
+                        "GetAttributes",
+                        vec![],
+                        Purpose::KeptAttributes(win, i),
+                    );
+                }
+                self.wins[win].parts[k].kept = kept.into_iter().map(|(i, c)| (i, c.path)).collect();
+                new
+            }
+            _ => data.children.into_iter().enumerate().collect(),
+        };
+        let room = self.limits.max_nodes.saturating_sub(self.accepted());
+        if children.len() > room {
+            self.truncated = true;
+            self.wins[win].truncated = true;
+        }
+        for (i, child) in children.into_iter().take(room) {
             self.start_node(child, win, Some(n), i, probe);
         }
     }
@@ -984,12 +1240,22 @@ impl Walker<'_> {
             let local: Vec<AxNode> = match win.mode {
                 Mode::Reuse { dx, dy } => {
                     let Some(cached) = self.cache.windows.get(&win.obj) else { continue };
-                    notes.extend(cached.unread.iter().map(|u| format!("{app}: {u}")));
-                    let moved = cached.translated(dx, dy);
-                    let nodes = moved.nodes.clone();
-                    fresh.push((win.obj.clone(), moved));
+                    let mut moved = cached.translated(dx, dy);
+                    if !win.parts.is_empty() {
+                        // Parts read again are spliced in only when every one of them was read whole; a
+                        // window left as it was is not cached, so the next snapshot walks it.
+                        if win.outstanding == 0 && !win.truncated && finished_in_time_for(&self, win) {
+                            self.splice_parts(win, &mut moved);
+                            fresh.push((win.obj.clone(), moved.clone()));
+                        }
+                        stats.windows_patched += 1;
+                        stats.parts_read += win.parts.len();
+                    } else {
+                        fresh.push((win.obj.clone(), moved.clone()));
+                    }
+                    notes.extend(moved.unread.iter().map(|u| format!("{app}: {u}")));
                     stats.windows_reused += 1;
-                    nodes
+                    moved.nodes
                 }
                 Mode::Walk => {
                     let Some(root) = win.root else { continue };
@@ -1049,6 +1315,115 @@ impl Walker<'_> {
         }
     }
 
+    /// Splices the parts of `win` read again into its cached nodes, deepest first: a part inside
+    /// another one's subtree is then overwritten by the newer reading of that subtree.
+    fn splice_parts(&self, win: &Win, cached: &mut CachedWindow) {
+        let mut parts: Vec<(usize, &Part)> = win
+            .parts
+            .iter()
+            .filter_map(|part| cached.paths.iter().position(|p| *p == part.path).map(|at| (at, part)))
+            .collect();
+        parts.sort_by_key(|p| std::cmp::Reverse(p.0));
+        for (_, part) in parts {
+            // Indices move with each splice: the part is found again by its path.
+            let Some(at) = cached.paths.iter().position(|p| *p == part.path) else { continue };
+            let read = match (part.reach, part.root) {
+                (Reach::Children, Some(r)) => Some(self.with_kept_children(r, &part.kept, cached, at)),
+                (_, r) => r.map(|r| self.flatten(r)),
+            };
+            cache::splice(&mut cached.nodes, &mut cached.paths, at, part.reach, read);
+        }
+        // Where each node is now and its states; one no longer on screen leaves with its subtree.
+        let mut gone = Vec::new();
+        for (i, path) in cached.paths.iter().enumerate() {
+            let node = &mut cached.nodes[i];
+            if let Some(attributes) = win.kept_attributes.get(path) {
+                node.attributes = attributes.clone();
+            }
+            let (Some(extents), Some(raw)) = (win.moved.get(path), win.restated.get(path)) else { continue };
+            let (Some((x, y, w, h)), Some(raw)) = (*extents, *raw) else {
+                gone.push(path.clone()); // gone meanwhile
+                continue;
+            };
+            if !win.toolkit.drawn(Some(raw), Some((x, y, w, h))) {
+                gone.push(path.clone());
+                continue;
+            }
+            node.bounds = rect(x, y, w, h);
+            node.states = node_states(&node.native_role, node.role(), raw, win.toolkit, &node.attributes);
+            if node.is_secure() {
+                node.value = None;
+            }
+        }
+        for path in gone.iter().rev() {
+            if let Some(at) = cached.paths.iter().position(|p| p == path) {
+                cache::splice(&mut cached.nodes, &mut cached.paths, at, Reach::Subtree, None);
+            }
+        }
+        for note in &win.unread {
+            if !cached.unread.contains(note) {
+                cached.unread.push(note.clone());
+            }
+        }
+        if let Some(window) = cached.nodes.first() {
+            cached.extents = window.bounds;
+        }
+    }
+
+    /// Node `root` read again with its new children walked (see `flatten`) and the children it kept
+    /// (`kept`: their places and paths) copied with their subtrees from `cached`, where the node is at
+    /// `at`; in place order, parents local with the node at 0.
+    fn with_kept_children(
+        &self,
+        root: usize,
+        kept: &[(usize, Arc<str>)],
+        cached: &CachedWindow,
+        at: usize,
+    ) -> (Vec<AxNode>, Vec<Arc<str>>) {
+        enum Source<'a> {
+            New(usize),
+            Kept(&'a std::ops::Range<usize>),
+        }
+        let mut node = self.nodes[root].node.clone();
+        node.parent = None;
+        let mut nodes = vec![node];
+        let mut paths = vec![self.nodes[root].path.clone()];
+        let before = cache::children_of(&cached.nodes, &cached.paths, at);
+        let mut children: Vec<(usize, Source<'_>)> =
+            self.nodes[root].children.iter().map(|&c| (self.nodes[c].slot, Source::New(c))).collect();
+        for (slot, path) in kept {
+            if let Some((_, range)) = before.iter().find(|(p, _)| p == path) {
+                children.push((*slot, Source::Kept(range)));
+            }
+        }
+        children.sort_by_key(|(slot, _)| *slot);
+        for (_, child) in children {
+            let base = nodes.len();
+            let (sub, sub_paths): (Vec<AxNode>, Vec<Arc<str>>) = match child {
+                Source::New(c) => self.flatten(c),
+                Source::Kept(range) => {
+                    let first = range.start;
+                    let sub = cached.nodes[range.clone()]
+                        .iter()
+                        .enumerate()
+                        .map(|(i, n)| {
+                            let mut n = n.clone();
+                            n.parent = if i == 0 { None } else { n.parent.map(|p| p - first) };
+                            n
+                        })
+                        .collect();
+                    (sub, cached.paths[range.clone()].to_vec())
+                }
+            };
+            for (i, mut n) in sub.into_iter().enumerate() {
+                n.parent = if i == 0 { Some(0) } else { n.parent.map(|p| p + base) };
+                nodes.push(n);
+            }
+            paths.extend(sub_paths);
+        }
+        (nodes, paths)
+    }
+
     /// Depth-first, children in their toolkit order; parent indices local to the window.
     fn flatten(&self, root: usize) -> (Vec<AxNode>, Vec<Arc<str>>) {
         let mut nodes = Vec::new();
@@ -1068,6 +1443,26 @@ impl Walker<'_> {
         }
         (nodes, paths)
     }
+}
+
+/// A node's states as handrail names them, from what its toolkit answered.
+fn node_states(
+    native: &str,
+    role: Role,
+    raw: AtspiStates,
+    toolkit: Toolkit,
+    attributes: &[(String, String)],
+) -> States {
+    let mut mapped = roles::map_states(native, role, raw);
+    if toolkit == Toolkit::Gtk4 {
+        // Drawn, as GTK 4 says it (see `toolkit`), though it never says SHOWING.
+        mapped.remove(States::OFFSCREEN);
+    }
+    if roles::is_web_terminal(attributes) && roles::has_class(attributes, "focus") {
+        // Keys go to its hidden input, which is never on screen; the terminal marks itself.
+        mapped.insert(States::FOCUSED);
+    }
+    mapped
 }
 
 /// The calls that read what a node shows (its text, value or selection), beyond its name.

@@ -88,5 +88,80 @@ fn chromium_form_roles_labels_and_secure_password() {
     assert!(source.last_stats().windows_reused >= 1);
     source.clear_cache();
     let cold = source.snapshot(&limits);
-    assert_eq!(warm.nodes, cold.nodes);
+    for (w, c) in warm.nodes.iter().zip(&cold.nodes) {
+        assert_eq!(w, c, "every field of every node");
+    }
+}
+
+/// A page that changes by itself, in steps, then stops: a paragraph's text, a list that grows, a heading
+/// hidden and shown again, a button renamed, the document's title.
+const STEPS_PAGE: &str = r#"<!doctype html><html><head><meta charset="utf-8"><title>Steps 0</title></head>
+<body><h1 id="h">Progress</h1><p id="p">Waiting</p><ul id="l"><li>first</li></ul>
+<button id="b">Start 0</button><p>Fixed text that never changes.</p>
+<script>
+let step = 0;
+const timer = setInterval(() => {
+  step++;
+  document.getElementById('p').textContent = 'Step ' + step + ' of 6';
+  const li = document.createElement('li'); li.textContent = 'item ' + step; document.getElementById('l').appendChild(li);
+  document.getElementById('h').style.display = step % 2 ? 'none' : '';
+  document.getElementById('b').textContent = 'Start ' + step;
+  document.title = 'Steps ' + step;
+  if (step === 6) clearInterval(timer);
+}, 600);
+</script></body></html>"#;
+
+/// Events name what changed; a snapshot reads again those nodes and subtrees of a cached window (a
+/// text leaf the cache never held is traced to its paragraph) instead of the whole window, and what it
+/// gives equals a fresh walk of the page.
+#[test]
+fn a_changing_page_is_read_again_in_parts_and_equals_a_fresh_walk() {
+    let sandbox = common::start_sandbox();
+    let source = AtspiSource::new(sandbox.bus_address());
+    let limits = test_limits();
+    let url = serve(STEPS_PAGE.to_string());
+    let _chromium = launch_chromium(&sandbox, &url);
+    let step = |s: &handrail_platform::AxSnapshot, n: u32| find(s, Role::Text, &format!("Step {n} of 6")).is_some();
+    wait_for(&source, &limits, Duration::from_secs(60), |s| find(s, Role::Button, "Start 0").is_some() || step(s, 1))
+        .unwrap_or_else(|s| panic!("the page never appeared:\n{}", common::dump(&s)));
+
+    // Through the steps: snapshots that read parts only, and what they cost.
+    let mut parted = Vec::new();
+    let mut walked = Vec::new();
+    let done = wait_for(&source, &limits, Duration::from_secs(30), |s| {
+        let stats = source.last_stats();
+        if stats.windows_walked == 0 && stats.windows_patched > 0 {
+            parted.push(stats.calls);
+        } else if stats.windows_walked > 0 {
+            walked.push(stats.calls);
+        }
+        step(s, 6)
+    })
+    .unwrap_or_else(|s| panic!("the page never reached its last step:\n{}", common::dump(&s)));
+    eprintln!("snapshots reading parts: calls {parted:?}; walking windows: calls {walked:?}");
+    assert!(parted.len() >= 2, "changes were read in parts: {parted:?} (walks: {walked:?})");
+    assert!(find(&done, Role::Button, "Start 6").is_some(), "{}", common::dump(&done));
+
+    // Still now: the cached page, parts spliced in, equals a fresh walk.
+    wait_for(&source, &limits, Duration::from_secs(10), |_| {
+        let s = source.last_stats();
+        s.windows_walked == 0 && s.windows_patched == 0
+    })
+    .unwrap_or_else(|s| panic!("the page never went still:\n{}", common::dump(&s)));
+    let warm = source.snapshot(&limits);
+    source.clear_cache();
+    let cold = source.snapshot(&limits);
+    let cold_calls = source.last_stats().calls;
+    // Reading what changed costs a fraction of walking the page.
+    assert!(parted.iter().all(|&c| c * 3 < cold_calls), "parts cost {parted:?}, a walk {cold_calls}");
+    let line =
+        |n: &AxNode| format!("{:?} {:?} {:?} {:?} {:?} {:?}", n.role(), n.name, n.value, n.states, n.bounds, n.parent);
+    let (w, c): (Vec<String>, Vec<String>) =
+        (warm.nodes.iter().map(line).collect(), cold.nodes.iter().map(line).collect());
+    assert_eq!(w, c, "the cached page equals a fresh walk");
+    for (w, c) in warm.nodes.iter().zip(&cold.nodes) {
+        assert_eq!(w, c, "every field of every node");
+    }
+    assert_eq!(warm.nodes.iter().filter(|n| n.role() == Role::ListItem).count(), 7, "{}", common::dump(&warm));
+    sandbox.stop().expect("clean teardown");
 }

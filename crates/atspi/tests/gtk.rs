@@ -390,3 +390,48 @@ fn rows_scrolled_out_of_a_long_list_are_left_out_for_two_calls_each() {
     let budget = 2 * 200 + 12 * stats.nodes;
     assert!(stats.calls <= budget, "{} calls for {} nodes (budget {budget})", stats.calls, stats.nodes);
 }
+
+/// A GTK dialog read in parts after a click into its entry and typing there (focus moves, the entry's
+/// text changes, the default button stays default) equals a fresh walk, field by field.
+#[test]
+fn a_dialog_read_again_in_parts_after_focus_and_typing_equals_a_fresh_walk() {
+    let (desk, _turn) = desk();
+    let sandbox = &desk.sandbox;
+    let limits = test_limits();
+    let mut command = sandbox.command("/usr/bin/python3");
+    command.arg(concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/apps/confirm_gtk.py"));
+    command.args(["--title", "Handrail Parts"]);
+    let mut app = LineApp::spawn(command);
+    assert!(app.wait_for(|l| l == "ready").is_some(), "the dialog came up");
+    let entry = |s: &AxSnapshot| in_window(s, "Handrail Parts").find(|n| n.role() == Role::Entry).cloned();
+    let snap = wait_for(&desk.source, &limits, Duration::from_secs(20), |s| entry(s).is_some())
+        .unwrap_or_else(|s| panic!("never appeared:\n{}", common::dump(&s)));
+    wait_for(&desk.source, &limits, Duration::from_secs(10), |_| {
+        let s = desk.source.last_stats();
+        s.windows_walked == 0 && s.windows_patched == 0
+    })
+    .unwrap_or_else(|s| panic!("never still:\n{}", common::dump(&s)));
+    activate(sandbox, "Handrail Parts");
+    click_node(sandbox, &entry(&snap).expect("entry"));
+    x_tool(sandbox, "xdotool", &["type", "--delay", "20", "old"]);
+    assert!(app.wait_for(|l| l == "reason=old").is_some(), "{:?}", app.seen);
+    let mut parted = false;
+    let warm = wait_for(&desk.source, &limits, Duration::from_secs(10), |s| {
+        let stats = desk.source.last_stats();
+        parted |= stats.windows_patched > 0 && stats.windows_walked == 0;
+        entry(s).is_some_and(|e| e.value.as_deref() == Some("old") && e.states.contains(States::FOCUSED))
+    })
+    .unwrap_or_else(|s| panic!("the typing never showed:\n{}", common::dump(&s)));
+    desk.source.clear_cache();
+    let cold = desk.source.snapshot(&limits);
+    let mine = |s: &AxSnapshot| in_window(s, "Handrail Parts").cloned().collect::<Vec<_>>();
+    assert_eq!(
+        mine(&warm),
+        mine(&cold),
+        "read in parts: {parted}\nwarm:\n{}\ncold:\n{}",
+        common::dump(&warm),
+        common::dump(&cold)
+    );
+    assert!(parted, "the changes were read in parts");
+    drop(app);
+}
