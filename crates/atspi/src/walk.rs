@@ -676,14 +676,25 @@ impl Walker<'_> {
             }
             Purpose::NodeStates(w, i) => {
                 let path = self.wins[w].moved_paths[i].clone();
-                self.wins[w].restated.insert(path, v.as_ref().and_then(states_of));
+                let states = v.as_ref().and_then(states_of);
+                self.wins[w].restated.insert(path, states);
                 self.wins[w].outstanding -= 1;
+                if states.is_none() {
+                    // Gone though no event said so: what else changed unannounced is anyone's guess.
+                    self.walk_instead(w);
+                }
             }
             Purpose::NodeExtents(w, i) => {
                 let path = self.wins[w].moved_paths[i].clone();
                 let extents = v.as_ref().and_then(extents_of);
                 self.wins[w].moved.insert(path, extents);
                 self.wins[w].outstanding -= 1;
+                // A node that never had extents (no Component) answers none again; one that had them
+                // and now does not is gone.
+                let had = self.cache.windows.get(&self.wins[w].obj).and_then(|c| c.nodes.get(i + 1)).map(|n| n.bounds);
+                if extents.is_none() && had.is_some_and(|b| b != Rect::default()) {
+                    self.walk_instead(w);
+                }
             }
         }
     }
@@ -819,6 +830,15 @@ impl Walker<'_> {
         }));
         self.wins[win].outstanding += 1;
         self.queue_fields(p, &obj, probe.fields());
+    }
+
+    /// Window `w`, which was to be reused, is walked whole after all (the parts read meanwhile are moot).
+    fn walk_instead(&mut self, w: usize) {
+        if matches!(self.wins[w].mode, Mode::Check | Mode::Reuse { .. }) {
+            self.wins[w].mode = Mode::Walk;
+            let obj = self.wins[w].obj.clone();
+            self.start_node(obj, w, None, 0, Probe::Nothing);
+        }
     }
 
     /// Asks where every cached node of window `w` (but the window, just checked) is now, and its states.
@@ -1340,16 +1360,16 @@ impl Walker<'_> {
             if let Some(attributes) = win.kept_attributes.get(path) {
                 node.attributes = attributes.clone();
             }
-            let (Some(extents), Some(raw)) = (win.moved.get(path), win.restated.get(path)) else { continue };
-            let (Some((x, y, w, h)), Some(raw)) = (*extents, *raw) else {
-                gone.push(path.clone()); // gone meanwhile
-                continue;
-            };
-            if !win.toolkit.drawn(Some(raw), Some((x, y, w, h))) {
+            // (A node that did not answer its states had the window walked instead.)
+            let Some(Some(raw)) = win.restated.get(path).copied() else { continue };
+            let extents = win.moved.get(path).copied().flatten();
+            if !win.toolkit.drawn(Some(raw), extents) {
                 gone.push(path.clone());
                 continue;
             }
-            node.bounds = rect(x, y, w, h);
+            if let Some((x, y, w, h)) = extents {
+                node.bounds = rect(x, y, w, h);
+            }
             node.states = node_states(&node.native_role, node.role(), raw, win.toolkit, &node.attributes);
             if node.is_secure() {
                 node.value = None;

@@ -746,3 +746,22 @@ fn a_target_whose_app_did_not_answer_in_time_is_not_called_gone() {
     assert!(!fx.sim.calls().iter().any(|c| matches!(c, SimCall::Click { .. })), "nothing was clicked");
     assert_eq!(fx.sim.widget(ids.status).label, "Ready");
 }
+
+/// The window in front is not in the accessibility tree (its app gives none, or did not answer): the
+/// header says `partial` and a line names the app; while the window is in the tree, nothing is said.
+#[test]
+fn a_front_window_missing_from_the_tree_is_said_by_its_app() {
+    let (mut fx, _) = Fx::form();
+    let o = fx.see();
+    let text = o.text();
+    assert!(text.contains("ax=ok") && !text.contains("\nax: "), "{text}");
+    assert!(o.observation.as_ref().is_some_and(|obs| obs.ax_notes.is_empty()));
+    fx.sim.set_ax_health(handrail_platform::AxHealth::Partial);
+    fx.sim.set_ax_missing_app(Some("Forms"));
+    let o = fx.see();
+    let text = o.text();
+    assert!(text.contains("ax=partial"), "{text}");
+    assert!(text.contains("\nax: Forms: the window in front is not in the accessibility tree"), "{text}");
+    let notes = o.observation.as_ref().map(|obs| obs.ax_notes.clone()).unwrap_or_default();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+}

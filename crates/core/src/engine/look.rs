@@ -80,6 +80,27 @@ pub(super) fn redact(s: &mut String) {
     }
 }
 
+/// A note for the snapshot when the window in front has no accessible window of its title: its app
+/// gives no tree at all (xterm, an Electron app without accessibility) or has not registered it yet, so
+/// what it shows is listed from the screen's text only. `None` when the accessibility tree itself is not
+/// there (no bus: the header already says so) or the window is found.
+pub(super) fn front_without_tree(ax: &AxSnapshot, front: &WindowInfo) -> Option<String> {
+    if !matches!(ax.health, handrail_platform::AxHealth::Ok | handrail_platform::AxHealth::Partial) {
+        return None;
+    }
+    if front.title.is_empty() {
+        return None; // a desktop or a bare surface: nothing a tree would name
+    }
+    let found = ax.nodes.iter().any(|n| n.parent.is_none() && (n.name == front.title || n.window == front.title));
+    if found {
+        return None;
+    }
+    let app = if front.app.is_empty() { front.class.as_str() } else { front.app.as_str() };
+    Some(format!(
+        "{app}: the window in front is not in the accessibility tree (its app gives none, or did not answer in time), so what it shows is listed from its screen text only"
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use handrail_platform::{AxHealth, AxNode, Role, Size, States};

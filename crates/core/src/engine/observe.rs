@@ -181,8 +181,14 @@ pub(super) fn observe(
         return Err(PlatformError::Failed("the captured frame is inconsistent with its size".into()));
     }
     let t1 = clock.now();
-    let ax: AxSnapshot = desktop.accessibility.snapshot(&config.ax_limits);
+    let mut ax: AxSnapshot = desktop.accessibility.snapshot(&config.ax_limits);
     let front = desktop.windows.frontmost().ok().flatten();
+    if let Some(note) = front.as_ref().and_then(|w| super::look::front_without_tree(&ax, w)) {
+        ax.notes.push(note);
+        if ax.health == handrail_platform::AxHealth::Ok {
+            ax.health = handrail_platform::AxHealth::Partial;
+        }
+    }
     let scale = frame.scale();
     let geo = Geometry { image: frame.size, scale };
     let windows = super::look::read_windows(desktop, scale);
