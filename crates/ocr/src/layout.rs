@@ -81,12 +81,13 @@ pub(crate) const RETRY_CONFIDENCE: f32 = 50.0;
 /// glyphs), merged with poorly read neighbours of any width on the same row (the primary cuts a line of
 /// another script into pieces, the last syllable often a narrow one). Spans less than `min_height` tall
 /// are dropped: a row of window buttons reads as confident Thai, real Thai lines are taller (marks).
-pub(crate) fn retry_spans(words: &[Word], min_height: u32) -> Vec<(handrail_platform::Rect, Vec<usize>)> {
+/// Poorly read is below `below` (0–100; [`RETRY_CONFIDENCE`] for the other languages).
+pub(crate) fn retry_spans(words: &[Word], min_height: u32, below: f32) -> Vec<(handrail_platform::Rect, Vec<usize>)> {
     let wide = |i: usize| {
         let b = &words[i].bounds;
         u64::from(b.width) * 5 >= u64::from(b.height) * 6
     };
-    let mut order: Vec<usize> = (0..words.len()).filter(|&i| words[i].confidence < RETRY_CONFIDENCE).collect();
+    let mut order: Vec<usize> = (0..words.len()).filter(|&i| words[i].confidence < below).collect();
     order.sort_by_key(|&i| (words[i].bounds.x, words[i].bounds.y));
     let mut spans: Vec<(handrail_platform::Rect, Vec<usize>)> = Vec::new();
     let mut taken = vec![false; words.len()];
@@ -379,8 +380,8 @@ mod tests {
             w("o", 400, 10, 10, 10, 10.0),
             w("AqUuMnLana", 100, 40, 90, 14, 0.0),
         ];
-        let spans = retry_spans(&words, 10);
-        assert_eq!(retry_spans(&words, 16), vec![(Rect::new(100, 8, 181, 20), vec![1, 2, 3])]);
+        let spans = retry_spans(&words, 10, RETRY_CONFIDENCE);
+        assert_eq!(retry_spans(&words, 16, RETRY_CONFIDENCE), vec![(Rect::new(100, 8, 181, 20), vec![1, 2, 3])]);
         assert_eq!(spans, vec![(Rect::new(100, 8, 181, 20), vec![1, 2, 3]), (Rect::new(100, 40, 90, 14), vec![5])]);
     }
 

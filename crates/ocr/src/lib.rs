@@ -84,7 +84,7 @@ pub mod fuzzing {
 
     /// The spans worth reading again in other languages, with the indices of the words each replaces.
     pub fn retry_spans(recognised: &[(String, Rect, f32)], min_height: u32) -> Vec<(Rect, Vec<usize>)> {
-        layout::retry_spans(&words(recognised), min_height)
+        layout::retry_spans(&words(recognised), min_height, layout::RETRY_CONFIDENCE)
     }
 }
 use grey::GreyImage;
@@ -317,6 +317,8 @@ const NORMALIZE_CONTEXT: u32 = 64;
 /// Lines less tall than this (frame pixels) are not re-read in the other languages (see
 /// `layout::retry_spans`).
 const MIN_RETRY_HEIGHT: u32 = 10;
+/// Small doubtful lines re-read at most per piece of the screen read (see `reread_small_text`).
+const MAX_SMALL_REREADS: usize = 8;
 /// A span re-read in the other languages replaces the primary's reading only at this mean confidence
 /// (real Thai text reads at 90+; an icon read as Thai glyphs at 30–65).
 const RETRY_ACCEPT: f32 = 70.0;
@@ -806,6 +808,7 @@ impl TesseractOcr {
         // Screens are ~96 dpi; saying so (scaled with the image) keeps Tesseract's size heuristics sane.
         let ppi = 96 * factor;
         let mut raw = engines.primary.recognize(&img, self.config.page_seg_mode, ppi, self.config.deadline)?;
+        self.reread_small_text(engines, &img, factor, &mut raw)?;
         if let Some(spec) = &self.ready()?.secondary {
             self.retry_in_other_languages(engines, spec, &img, factor, &mut raw)?;
         }
@@ -855,8 +858,7 @@ impl TesseractOcr {
         factor: u32,
         words: &mut Vec<Word>,
     ) -> Result<(), OcrError> {
-        let ppi = 96 * factor;
-        let spans = layout::retry_spans(words, MIN_RETRY_HEIGHT * factor);
+        let spans = layout::retry_spans(words, MIN_RETRY_HEIGHT * factor, layout::RETRY_CONFIDENCE);
         if spans.is_empty() {
             return Ok(());
         }
@@ -864,60 +866,102 @@ impl TesseractOcr {
             Some(e) => e,
             None => engines.secondary.insert(self.new_engine(spec)?),
         };
-        let mut replaced = vec![false; words.len()];
-        let mut extra = Vec::new();
-        for (span, members) in spans {
-            // A little background around the line, as Tesseract expects.
-            let h = span.height;
-            let read = changes::pad(&span, h / 2, h / 3, &img.bounds());
-            let t = Instant::now();
-            let mut again = secondary.recognize(&img.crop(read), PageSegMode::SingleLine, ppi, self.config.deadline)?;
-            log::trace!("ocr: retried {span:?} ({} words) in {:?}", members.len(), t.elapsed());
-            let mean = |ws: &mut dyn Iterator<Item = &Word>| {
-                let (sum, n) = ws.fold((0.0f32, 0usize), |(s, n), w| {
-                    let c = w.text.chars().count();
-                    (s + w.confidence * c as f32, n + c)
-                });
-                if n == 0 {
-                    0.0
-                } else {
-                    sum / n as f32
-                }
-            };
-            // Back to the image's coordinates. Only words centred in the span count (the margin may catch
-            // the edge of a neighbouring line), and their boxes are clipped to the span: the primary's box
-            // of the whole line is tight, while Thai tokens' boxes often reach into the next line.
-            again.retain_mut(|w| {
-                w.bounds.x += read.x;
-                w.bounds.y += read.y;
-                match w.bounds.intersection(&span) {
-                    Some(clipped) if span.contains(w.bounds.center()) => {
-                        w.bounds = clipped;
-                        true
-                    }
-                    _ => false,
-                }
-            });
-            let before = mean(&mut members.iter().map(|&i| &words[i]));
-            let after = mean(&mut again.iter());
-            // Icons and title-bar fragments also read badly in every language, just differently: only a
-            // confident reading replaces the primary's.
-            if again.is_empty() || after <= before || after < RETRY_ACCEPT {
-                continue;
-            }
-            for &i in &members {
-                replaced[i] = true;
-            }
-            extra.append(&mut again);
-        }
-        let mut i = 0;
-        words.retain(|_| {
-            i += 1;
-            !replaced[i - 1]
-        });
-        words.append(&mut extra);
-        Ok(())
+        reread(secondary, img, factor, 1, spans, self.config.deadline, words)
     }
+
+    /// Re-reads small text the primary language read badly (lines less tall than the language retry
+    /// takes) with the primary language again, one line at a time and twice as large: Tesseract reads
+    /// 7–9 px status text ("Free space: 3.1 GB", "Col 7") right at 2x but doubts it (43–53), and a line
+    /// read alone, larger, is read with the confidence it deserves or not at all.
+    fn reread_small_text(
+        &self,
+        engines: &mut Engines,
+        img: &GreyImage,
+        factor: u32,
+        words: &mut Vec<Word>,
+    ) -> Result<(), OcrError> {
+        let tall = MIN_RETRY_HEIGHT * factor;
+        // Every word that would be left out as doubtful, not only the language retry's worst ones; the
+        // widest first, and only so many: a toolbar of icons must not cost a look much.
+        let mut spans: Vec<_> = layout::retry_spans(words, 0, self.config.min_confidence)
+            .into_iter()
+            .filter(|(span, _)| span.height < tall)
+            .collect();
+        spans.sort_by_key(|(span, _)| std::cmp::Reverse(span.width));
+        spans.truncate(MAX_SMALL_REREADS);
+        if spans.is_empty() {
+            return Ok(());
+        }
+        reread(&mut engines.primary, img, factor, 2, spans, self.config.deadline, words)
+    }
+}
+
+/// Re-reads each span of `img` (read at `factor`) with `engine`, one line at a time, `scale` times
+/// larger, and keeps the new words where they are read confidently and with more confidence than the
+/// words they replace (`spans`: each span and the indices of its words in `words`).
+fn reread(
+    engine: &mut Engine,
+    img: &GreyImage,
+    factor: u32,
+    scale: u32,
+    spans: Vec<(Rect, Vec<usize>)>,
+    deadline: std::time::Duration,
+    words: &mut Vec<Word>,
+) -> Result<(), OcrError> {
+    let ppi = 96 * factor * scale;
+    let mut replaced = vec![false; words.len()];
+    let mut extra = Vec::new();
+    for (span, members) in spans {
+        // A little background around the line, as Tesseract expects.
+        let h = span.height;
+        let read = changes::pad(&span, h / 2, h / 3, &img.bounds());
+        let t = Instant::now();
+        let piece = img.crop(read).upscale(scale);
+        let mut again = engine.recognize(&piece, PageSegMode::SingleLine, ppi, deadline)?;
+        log::trace!("ocr: re-read {span:?} ({} words) at {scale}x in {:?}", members.len(), t.elapsed());
+        let mean = |ws: &mut dyn Iterator<Item = &Word>| {
+            let (sum, n) = ws.fold((0.0f32, 0usize), |(s, n), w| {
+                let c = w.text.chars().count();
+                (s + w.confidence * c as f32, n + c)
+            });
+            if n == 0 {
+                0.0
+            } else {
+                sum / n as f32
+            }
+        };
+        // Back to the image's coordinates. Only words centred in the span count (the margin may catch
+        // the edge of a neighbouring line), and their boxes are clipped to the span: the primary's box
+        // of the whole line is tight, while Thai tokens' boxes often reach into the next line.
+        again.retain_mut(|w| {
+            w.bounds = unscale(&w.bounds, &read, scale);
+            match w.bounds.intersection(&span) {
+                Some(clipped) if span.contains(w.bounds.center()) => {
+                    w.bounds = clipped;
+                    true
+                }
+                _ => false,
+            }
+        });
+        let before = mean(&mut members.iter().map(|&i| &words[i]));
+        let after = mean(&mut again.iter());
+        // Icons and title-bar fragments also read badly in every language, just differently: only a
+        // confident reading replaces the first one.
+        if again.is_empty() || after <= before || after < RETRY_ACCEPT {
+            continue;
+        }
+        for &i in &members {
+            replaced[i] = true;
+        }
+        extra.append(&mut again);
+    }
+    let mut i = 0;
+    words.retain(|_| {
+        i += 1;
+        !replaced[i - 1]
+    });
+    words.append(&mut extra);
+    Ok(())
 }
 
 /// A box Tesseract found in the `factor`-times upscaled image of `read`, back in the pixels `read` is
