@@ -411,6 +411,62 @@ mod tests {
         assert_eq!(shape(&nodes), s(&base));
     }
 
+    /// A tree from each node's parent choice: node `i > 0` hangs under the `choice % i`-th node, made
+    /// depth first by sorting (parents stay before children).
+    fn random_tree(choices: &[usize], tag: &str) -> (Vec<AxNode>, Vec<Arc<str>>) {
+        let mut children: Vec<Vec<usize>> = vec![Vec::new(); choices.len() + 1];
+        for (i, c) in choices.iter().enumerate() {
+            children[c % (i + 1)].push(i + 1);
+        }
+        let (mut nodes, mut paths) = (Vec::new(), Vec::new());
+        let mut stack = vec![(0usize, None)];
+        while let Some((n, parent)) = stack.pop() {
+            let at = nodes.len();
+            nodes.push(AxNode { parent, name: format!("{tag}{n}"), ..AxNode::default() });
+            paths.push(Arc::from(format!("/{tag}{n}")));
+            for &c in children[n].iter().rev() {
+                stack.push((c, Some(at)));
+            }
+        }
+        (nodes, paths)
+    }
+
+    proptest::proptest! {
+        /// Whatever is spliced where, the window stays a tree in depth-first order: one root, every
+        /// parent before its children, a path per node; and the nodes outside the replaced subtree
+        /// are all still there, in order.
+        #[test]
+        fn splicing_keeps_a_depth_first_tree(
+            base in proptest::collection::vec(0usize..64, 0..40),
+            fresh in proptest::option::of(proptest::collection::vec(0usize..64, 0..10)),
+            at in 0usize..41,
+            subtree in proptest::bool::ANY,
+        ) {
+            let (mut nodes, mut paths) = random_tree(&base, "n");
+            let before = nodes.clone();
+            let at = at % nodes.len();
+            let outside: Vec<String> = {
+                let end = (at + 1..before.len()).find(|&j| before[j].parent.is_none_or(|p| p < at)).unwrap_or(before.len());
+                before[..at].iter().chain(&before[end..]).map(|n| n.name.clone()).collect()
+            };
+            let reach = if subtree { Reach::Subtree } else { Reach::Node };
+            splice(&mut nodes, &mut paths, at, reach, fresh.map(|f| random_tree(&f, "f")));
+            proptest::prop_assert_eq!(nodes.len(), paths.len());
+            for (i, n) in nodes.iter().enumerate() {
+                match n.parent {
+                    None => proptest::prop_assert_eq!(i, 0),
+                    Some(p) => proptest::prop_assert!(p < i, "node {} has parent {}", i, p),
+                }
+            }
+            let kept: Vec<String> = nodes.iter().map(|n| n.name.clone()).filter(|n| n.starts_with('n')).collect();
+            if at == 0 && subtree {
+                proptest::prop_assert!(kept.is_empty() || kept.len() == 1 || kept.iter().all(|k| outside.contains(k)));
+            } else {
+                proptest::prop_assert!(outside.iter().all(|o| kept.contains(o)), "{:?} lost from {:?}", outside, kept);
+            }
+        }
+    }
+
     #[test]
     fn events_reach_as_far_as_what_they_announce() {
         let object = "org.a11y.atspi.Event.Object";

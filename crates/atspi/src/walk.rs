@@ -1428,7 +1428,7 @@ impl Walker<'_> {
                         .enumerate()
                         .map(|(i, n)| {
                             let mut n = n.clone();
-                            n.parent = if i == 0 { None } else { n.parent.map(|p| p - first) };
+                            n.parent = if i == 0 { None } else { n.parent.map(|p| p.saturating_sub(first)) };
                             n
                         })
                         .collect();
