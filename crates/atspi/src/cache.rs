@@ -211,7 +211,7 @@ impl Dirty {
                 None => plan.unknown.push(o.clone()),
             }
         }
-        plan.settle(cache);
+        plan.settle();
         plan
     }
 }
@@ -238,7 +238,7 @@ impl Plan {
 
     /// Leaves out parts of windows walked whole, walks windows with too many parts, and keeps one
     /// part per node (its widest reach).
-    pub fn settle(&mut self, _cache: &Cache) {
+    pub fn settle(&mut self) {
         let walk = &mut self.walk;
         self.parts.retain(|w, parts| {
             if walk.contains(w) {
@@ -352,7 +352,7 @@ mod tests {
         // Tracing failed: the whole application is walked, and its parts are moot.
         let mut plan = d.plan(&cache);
         plan.walk_app(":1.5", &cache);
-        plan.settle(&cache);
+        plan.settle();
         assert_eq!(plan.walk, HashSet::from([w1.clone(), w2.clone(), w3.clone()]));
         assert!(plan.parts.is_empty());
         let mut d = Dirty { all: true, ..Dirty::default() };

@@ -429,7 +429,7 @@ impl Walker<'_> {
         for bus in unanswered {
             self.plan.walk_app(&bus, self.cache);
         }
-        self.plan.settle(self.cache);
+        self.plan.settle();
     }
 
     fn on_parent(&mut self, k: usize, v: Option<Value>) {

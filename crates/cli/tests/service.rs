@@ -445,20 +445,19 @@ fn set_up_endpoints_are_off_unless_asked_for_and_never_without_a_token() {
 #[test]
 fn ocr_languages_follow_the_flag_or_the_locale_and_missing_ones_are_refused() {
     let _serial = serial();
-    let out = Command::new(env!("CARGO_BIN_EXE_handrail"))
-        .args(["serve", "--sandbox", "--vision", "yes", "--ocr-lang", "eng+xyz"])
-        .stdin(Stdio::null())
-        .output()
-        .expect("handrail runs");
+    let serve_reading = |languages: &str| {
+        Command::new(env!("CARGO_BIN_EXE_handrail"))
+            .args(["serve", "--sandbox", "--vision", "yes", "--ocr-lang", languages])
+            .stdin(Stdio::null())
+            .output()
+            .expect("handrail runs")
+    };
+    let out = serve_reading("eng+xyz");
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("--ocr-lang eng+xyz") && stderr.contains("xyz.traineddata"), "{stderr}");
     assert!(stderr.contains("tesseract-ocr-xyz"), "{stderr}");
-    let bad = Command::new(env!("CARGO_BIN_EXE_handrail"))
-        .args(["serve", "--sandbox", "--vision", "yes", "--ocr-lang", "../etc/passwd"])
-        .stdin(Stdio::null())
-        .output()
-        .expect("handrail runs");
+    let bad = serve_reading("../etc/passwd");
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("is not a traineddata name"), "{bad:?}");
 

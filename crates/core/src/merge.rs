@@ -490,11 +490,7 @@ mod tests {
     fn front_app_names_its_accessible_elements() {
         let mut t = node(Role::Terminal, "Terminal", Rect::new(10, 10, 400, 300), None);
         t.app = "xfce4-terminal".into();
-        let ax = AxSnapshot {
-            health: AxHealth::Ok,
-            nodes: vec![t, node(Role::Button, "OK", Rect::new(500, 10, 60, 30), None)],
-            notes: Vec::new(),
-        };
+        let ax = AxSnapshot::new(AxHealth::Ok, vec![t, node(Role::Button, "OK", Rect::new(500, 10, 60, 30), None)]);
         let mut m = merge(&ax, &[], GEO);
         let front = handrail_platform::WindowInfo {
             app: "Xfce Terminal".into(),
@@ -513,16 +509,15 @@ mod tests {
 
     #[test]
     fn folds_matching_ocr_and_keeps_the_rest() {
-        let ax = AxSnapshot {
-            health: AxHealth::Ok,
-            nodes: vec![
+        let ax = AxSnapshot::new(
+            AxHealth::Ok,
+            vec![
                 node(Role::Window, "Win", Rect::new(0, 0, 1280, 800), None),
                 node(Role::Button, "Save", Rect::new(100, 100, 80, 30), Some(0)),
                 node(Role::Text, "Save", Rect::new(110, 105, 60, 20), Some(1)),
                 node(Role::Button, "", Rect::new(300, 100, 80, 30), Some(0)),
             ],
-            notes: Vec::new(),
-        };
+        );
         let ocr = vec![
             line("Save", Rect::new(112, 106, 40, 16)),
             line("Open", Rect::new(310, 106, 40, 16)),
@@ -547,9 +542,9 @@ mod tests {
         // cell holds one text cell. Focus sits on the text cell.
         let mut text = node(Role::Cell, "report.txt", Rect::new(279, 139, 664, 21), Some(0));
         text.states = States::FOCUSED;
-        let ax = AxSnapshot {
-            health: AxHealth::Ok,
-            nodes: vec![
+        let ax = AxSnapshot::new(
+            AxHealth::Ok,
+            vec![
                 node(Role::Cell, "report.txt", Rect::new(251, 139, 688, 21), None),
                 node(Role::Cell, "", Rect::new(251, 139, 28, 21), Some(0)),
                 text,
@@ -558,8 +553,7 @@ mod tests {
                 // A cell of its own inside a named cell keeps its place.
                 node(Role::Cell, "15 bytes", Rect::new(943, 139, 68, 21), Some(3)),
             ],
-            notes: Vec::new(),
-        };
+        );
         let m = merge(&ax, &[], GEO);
         let labels: Vec<(&str, Rect)> = m.elements.iter().map(|e| (e.label.as_str(), e.bounds)).collect();
         assert_eq!(
@@ -590,11 +584,10 @@ mod tests {
         offscreen.states = States::empty();
         let mut focused = node(Role::Entry, "Name", Rect::new(200, 200, 400, 40), None);
         focused.states = States::FOCUSED;
-        let ax = AxSnapshot {
-            health: AxHealth::Ok,
-            nodes: vec![offscreen, node(Role::Other, "", Rect::new(0, 0, 100, 100), None), focused],
-            notes: Vec::new(),
-        };
+        let ax = AxSnapshot::new(
+            AxHealth::Ok,
+            vec![offscreen, node(Role::Other, "", Rect::new(0, 0, 100, 100), None), focused],
+        );
         let m = merge(&ax, &[], Geometry { image: Size::new(640, 400), scale: 2.0 });
         assert_eq!(m.elements.len(), 1);
         assert_eq!(m.elements[0].bounds, Rect::new(100, 100, 200, 20));
@@ -603,9 +596,9 @@ mod tests {
 
     #[test]
     fn unnamed_inputs_take_the_caption_beside_or_above_them() {
-        let ax = AxSnapshot {
-            health: AxHealth::Ok,
-            nodes: vec![
+        let ax = AxSnapshot::new(
+            AxHealth::Ok,
+            vec![
                 node(Role::Text, "Name", Rect::new(50, 100, 80, 30), None),
                 node(Role::Entry, "", Rect::new(140, 98, 300, 34), None),
                 node(Role::Text, "Password:", Rect::new(50, 150, 80, 30), None),
@@ -617,8 +610,7 @@ mod tests {
                 node(Role::Text, "Volume", Rect::new(50, 400, 70, 45), None),
                 node(Role::Slider, "", Rect::new(140, 400, 400, 45), None),
             ],
-            notes: Vec::new(),
-        };
+        );
         let m = merge(&ax, &[], GEO);
         let inputs: Vec<(Role, &str)> = m
             .elements
@@ -653,9 +645,9 @@ mod tests {
         entry.states = States::EDITABLE;
         let mut named = node(Role::ComboBox, "Sort order", Rect::new(140, 300, 200, 34), None);
         named.value = Some("Newest".into());
-        let ax = AxSnapshot {
-            health: AxHealth::Ok,
-            nodes: vec![
+        let ax = AxSnapshot::new(
+            AxHealth::Ok,
+            vec![
                 node(Role::Text, "Country", Rect::new(50, 78, 70, 34), None),
                 gtk,
                 node(Role::Text, "Search", Rect::new(50, 130, 70, 34), None),
@@ -663,8 +655,7 @@ mod tests {
                 entry,
                 named,
             ],
-            notes: Vec::new(),
-        };
+        );
         let m = merge(&ax, &[], GEO);
         let combos: Vec<(&str, Option<&str>)> = m
             .elements
@@ -680,9 +671,9 @@ mod tests {
 
     #[test]
     fn unnamed_items_are_named_by_the_text_inside_them() {
-        let ax = AxSnapshot {
-            health: AxHealth::Ok,
-            nodes: vec![
+        let ax = AxSnapshot::new(
+            AxHealth::Ok,
+            vec![
                 node(Role::List, "", Rect::new(0, 0, 400, 200), None),
                 node(Role::ListItem, "", Rect::new(0, 0, 400, 20), Some(0)),
                 node(Role::Text, "Mango", Rect::new(2, 2, 300, 16), Some(1)),
@@ -697,8 +688,7 @@ mod tests {
                 node(Role::Text, "Lime", Rect::new(22, 62, 60, 16), Some(10)),
                 node(Role::Cell, "", Rect::new(0, 120, 40, 20), Some(0)),
             ],
-            notes: Vec::new(),
-        };
+        );
         let m = merge(&ax, &[], GEO);
         let items: Vec<(Role, &str)> =
             m.elements.iter().filter(|e| e.role != Role::ToggleButton).map(|e| (e.role, e.label.as_str())).collect();
@@ -729,17 +719,16 @@ mod tests {
         combo.value = Some("Guinea".into());
         let mut notes = node(Role::TextArea, "Notes", Rect::new(600, 40, 400, 200), None);
         notes.value = Some("Morbi vel elit erat.\nNulla facilisi. Nullam eleifend lobortis nisl".into());
-        let ax = AxSnapshot {
-            health: AxHealth::Ok,
-            nodes: vec![
+        let ax = AxSnapshot::new(
+            AxHealth::Ok,
+            vec![
                 node(Role::Text, "Proceed with the import?", Rect::new(40, 40, 300, 20), None),
                 name,
                 empty,
                 combo,
                 notes,
             ],
-            notes: Vec::new(),
-        };
+        );
         let ocr = vec![
             line("| v", Rect::new(410, 225, 25, 24)),
             line("Nulla facilisi. Nullam ลไอลไโอทเ", Rect::new(610, 70, 300, 14)),
@@ -771,15 +760,14 @@ mod tests {
     /// ignored like a cyclic chain.
     #[test]
     fn parent_links_outside_the_snapshot_are_ignored() {
-        let ax = AxSnapshot {
-            health: AxHealth::Ok,
-            nodes: vec![
+        let ax = AxSnapshot::new(
+            AxHealth::Ok,
+            vec![
                 node(Role::ToolBar, "Tools", Rect::new(0, 0, 400, 40), Some(7)),
                 node(Role::Button, "Save", Rect::new(10, 5, 60, 30), Some(0)),
                 node(Role::Button, "Open", Rect::new(80, 5, 60, 30), Some(usize::MAX)),
             ],
-            notes: Vec::new(),
-        };
+        );
         let m = merge(&ax, &[], GEO);
         let parents: Vec<(&str, Option<&str>, bool)> = m
             .elements
@@ -791,15 +779,14 @@ mod tests {
 
     #[test]
     fn interactive_first_then_reading_order() {
-        let ax = AxSnapshot {
-            health: AxHealth::Ok,
-            nodes: vec![
+        let ax = AxSnapshot::new(
+            AxHealth::Ok,
+            vec![
                 node(Role::Text, "Title", Rect::new(10, 10, 100, 20), None),
                 node(Role::Button, "B", Rect::new(300, 300, 50, 20), None),
                 node(Role::Button, "A", Rect::new(10, 300, 50, 20), None),
             ],
-            notes: Vec::new(),
-        };
+        );
         let m = merge(&ax, &[], GEO);
         let labels: Vec<&str> = m.elements.iter().map(|e| e.label.as_str()).collect();
         assert_eq!(labels, vec!["A", "B", "Title"]);

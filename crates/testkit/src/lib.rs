@@ -111,9 +111,21 @@ impl Drop for LineApp {
     }
 }
 
+/// A process started for a test, killed (and reaped) when dropped, even when the test fails.
+pub struct Spawned(pub Child);
+
+impl Drop for Spawned {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// An xterm in the bottom-left corner of a test desktop, beside the app under test, as a person's
 /// desktop has more than one window; killed when dropped.
-pub struct TerminalBeside(Child);
+pub struct TerminalBeside {
+    _process: Spawned,
+}
 
 impl TerminalBeside {
     /// Starts it with `command` (a program's command in the test desktop's session, such as
@@ -122,7 +134,7 @@ impl TerminalBeside {
     /// keyboard.
     pub fn start(command: impl Fn(&str) -> Command) -> TerminalBeside {
         let child = command("xterm").args(["-geometry", "60x10+0+560"]).spawn().expect("xterm starts");
-        let terminal = TerminalBeside(child);
+        let terminal = TerminalBeside { _process: Spawned(child) };
         let deadline = Instant::now() + Duration::from_secs(20);
         let shown = || {
             let out = command("xdotool").args(["search", "--onlyvisible", "--class", "XTerm"]).output();
@@ -136,17 +148,12 @@ impl TerminalBeside {
     }
 }
 
-impl Drop for TerminalBeside {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// LibreOffice Calc on a test desktop, with a profile of its own (no first-start wizard, no recovery
 /// of another run) and VCL's GTK 3 plugin, the one on the accessibility bus (without a desktop session
 /// Calc picks X11's, which has none); killed when dropped.
-pub struct Calc(Child);
+pub struct Calc {
+    _process: Spawned,
+}
 
 impl Calc {
     /// Starts it with `command` (as for [`TerminalBeside::start`]), its profile under `profile`, on
@@ -161,13 +168,7 @@ impl Calc {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null());
-        Calc(soffice.spawn().expect("soffice starts (scripts/setup-desktop installs libreoffice-calc)"))
-    }
-}
-
-impl Drop for Calc {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
+        let process = soffice.spawn().expect("soffice starts (scripts/setup-desktop installs libreoffice-calc)");
+        Calc { _process: Spawned(process) }
     }
 }

@@ -99,11 +99,10 @@ mod tests {
             parent,
             ..AxNode::default()
         };
-        let mut snap = AxSnapshot {
-            health: AxHealth::Ok,
-            nodes: vec![node("stray", 0, None), node("A", 0, None), node("A", 5, Some(1)), node("B", 1, None)],
-            notes: Vec::new(),
-        };
+        let mut snap = AxSnapshot::new(
+            AxHealth::Ok,
+            vec![node("stray", 0, None), node("A", 0, None), node("A", 5, Some(1)), node("B", 1, None)],
+        );
         let dropped = place(&mut snap, &[("A".into(), Point::new(100, 50)), ("B".into(), Point::new(700, 0))]);
         assert_eq!(dropped, 1);
         assert_eq!(snap.notes.len(), 1, "{:?}", snap.notes);

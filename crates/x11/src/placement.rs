@@ -178,15 +178,14 @@ mod tests {
     fn window_relative_nodes_move_to_where_their_window_draws() {
         // As gnome-text-editor (GTK 4.8) on openbox: a 700x520 client at 290,140 showing a 690x510
         // window inside a 5 px border; its "Open" button at 15,11 is drawn at 310,156.
-        let mut snap = AxSnapshot {
-            health: AxHealth::Ok,
-            nodes: vec![
+        let mut snap = AxSnapshot::new(
+            AxHealth::Ok,
+            vec![
                 node("Text Editor", Rect::new(0, 0, 690, 510), None, true),
                 node("Text Editor", Rect::new(15, 11, 59, 24), Some(0), true),
                 node("Other", Rect::new(40, 40, 100, 20), None, false),
             ],
-            notes: Vec::new(),
-        };
+        );
         let clients = [
             client("Other", Rect::new(0, 0, 300, 300), None),
             client("Text Editor", Rect::new(290, 140, 700, 520), None),
@@ -201,14 +200,13 @@ mod tests {
 
     #[test]
     fn a_shadow_margin_is_read_from_the_window_and_the_tightest_namesake_wins() {
-        let mut snap = AxSnapshot {
-            health: AxHealth::Ok,
-            nodes: vec![
+        let mut snap = AxSnapshot::new(
+            AxHealth::Ok,
+            vec![
                 node("Notes", Rect::new(0, 0, 400, 300), None, true),
                 node("Notes", Rect::new(10, 10, 50, 20), Some(0), true),
             ],
-            notes: Vec::new(),
-        };
+        );
         let clients = [
             client("Notes", Rect::new(0, 0, 1280, 800), None),
             client("Notes", Rect::new(100, 50, 446, 356), Some([23, 23, 18, 38])),
@@ -221,16 +219,15 @@ mod tests {
 
     #[test]
     fn nodes_whose_window_is_not_found_are_left_out_and_parents_stay_valid() {
-        let mut snap = AxSnapshot {
-            health: AxHealth::Ok,
-            nodes: vec![
+        let mut snap = AxSnapshot::new(
+            AxHealth::Ok,
+            vec![
                 node("Gone", Rect::new(0, 0, 200, 100), None, true),
                 node("Gone", Rect::new(5, 5, 10, 10), Some(0), true),
                 node("Kept", Rect::new(0, 0, 100, 100), None, true),
                 node("Kept", Rect::new(1, 2, 3, 4), Some(2), true),
             ],
-            notes: Vec::new(),
-        };
+        );
         let clients = [client("Kept", Rect::new(10, 20, 100, 100), None)];
         assert_eq!(place(&mut snap, &clients), 2);
         assert_eq!(snap.nodes.len(), 2);
@@ -244,33 +241,27 @@ mod tests {
     fn namesake_windows_are_placed_each_on_its_own_client_or_not_at_all() {
         // Two documents of one editor, both titled "New Document", of different sizes: each on the
         // client it fits tightest, never both on one.
-        let doc = |size: Rect| {
-            vec![node("New Document", size, None, true), node("New Document", Rect::new(5, 5, 20, 20), Some(0), true)]
+        // Two such documents, the second's child under the second's window node.
+        let docs = |a: Rect, b: Rect| {
+            let doc = |size: Rect| {
+                vec![
+                    node("New Document", size, None, true),
+                    node("New Document", Rect::new(5, 5, 20, 20), Some(0), true),
+                ]
+            };
+            let mut snap = AxSnapshot::new(AxHealth::Ok, [doc(a), doc(b)].concat());
+            snap.nodes[3].parent = Some(2);
+            snap
         };
-        let mut snap = AxSnapshot {
-            health: AxHealth::Ok,
-            nodes: [doc(Rect::new(0, 0, 600, 400)), doc(Rect::new(0, 0, 300, 200))].concat(),
-            notes: Vec::new(),
-        };
-        snap.nodes[3].parent = Some(2);
-        let clients = [
-            client("New Document", Rect::new(0, 0, 600, 400), None),
-            client("New Document", Rect::new(700, 300, 300, 200), None),
-        ];
+        let docs_on = |a: Rect, b: Rect| [client("New Document", a, None), client("New Document", b, None)];
+        let mut snap = docs(Rect::new(0, 0, 600, 400), Rect::new(0, 0, 300, 200));
+        let clients = docs_on(Rect::new(0, 0, 600, 400), Rect::new(700, 300, 300, 200));
         assert_eq!(place(&mut snap, &clients), 0);
         assert_eq!(snap.nodes[1].bounds, Rect::new(5, 5, 20, 20));
         assert_eq!(snap.nodes[3].bounds, Rect::new(705, 305, 20, 20));
         // Of the same size, which is which cannot be told: both are left out rather than guessed.
-        let mut snap = AxSnapshot {
-            health: AxHealth::Ok,
-            nodes: [doc(Rect::new(0, 0, 300, 200)), doc(Rect::new(0, 0, 300, 200))].concat(),
-            notes: Vec::new(),
-        };
-        snap.nodes[3].parent = Some(2);
-        let clients = [
-            client("New Document", Rect::new(0, 0, 300, 200), None),
-            client("New Document", Rect::new(700, 300, 300, 200), None),
-        ];
+        let mut snap = docs(Rect::new(0, 0, 300, 200), Rect::new(0, 0, 300, 200));
+        let clients = docs_on(Rect::new(0, 0, 300, 200), Rect::new(700, 300, 300, 200));
         assert_eq!(place(&mut snap, &clients), 4);
         assert!(snap.nodes.is_empty());
         // And the snapshot says so, once per window left out.

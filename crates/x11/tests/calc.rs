@@ -4,12 +4,12 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use handrail_core::{Config, Engine, Mode, Status, Turn, Vision};
 use handrail_sandbox::{Sandbox, SandboxOptions};
 
-use common::{find, raw};
+use common::{file_once, find, raw, see_within};
 
 /// A flat (one XML file) OpenDocument spreadsheet: one sheet, "Budget", with a heading in A1.
 const BOOK: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
@@ -30,6 +30,8 @@ fn text_typed_into_a_calc_cell_is_what_calc_saves() {
     );
     let sandbox = Sandbox::start(SandboxOptions { parent_death_signal: false, ..SandboxOptions::default() })
         .expect("sandbox starts");
+    // A terminal beside Calc, as on a person's desktop; Calc maps last and has the keyboard.
+    let _terminal = handrail_testkit::TerminalBeside::start(|program| sandbox.command(program));
     let dir = sandbox.root().join("calc");
     std::fs::create_dir_all(&dir).expect("a directory for the book");
     let book = dir.join("budget.fods");
@@ -40,16 +42,8 @@ fn text_typed_into_a_calc_cell_is_what_calc_saves() {
     engine.begin_turn(Turn { id: "calc".into(), intent: "add coffee to the budget".into(), mode: Mode::Interactive });
 
     // The sheet is listed alone, and the header says why the tree is partial.
-    // Calc's first start on a machine (its libraries not yet cached) takes longer than see_until waits.
-    let start = Instant::now();
-    let see = loop {
-        let o = engine.call_args(&raw(&[("action", "see")]));
-        if find(&o, "table", "Sheet Budget").is_some() {
-            break o;
-        }
-        assert!(start.elapsed() < Duration::from_secs(90), "Calc's sheet never listed:\n{}", o.text());
-        std::thread::sleep(Duration::from_millis(300)); // polling interval, not a settle wait
-    };
+    // Calc's first start on a machine (its libraries not yet cached) takes long.
+    let see = see_within(&mut engine, Duration::from_secs(90), |o| find(o, "table", "Sheet Budget").is_some());
     let text = see.text();
     assert!(text.contains("ax=partial"), "{text}");
     assert!(text.contains("ax: ") && text.contains("table \"Sheet Budget\" has 2147483647 children"), "{text}");
@@ -67,14 +61,7 @@ fn text_typed_into_a_calc_cell_is_what_calc_saves() {
     assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
 
     // What Calc wrote: the heading kept, the new cell under it, exactly as typed.
-    let start = Instant::now();
-    let saved = loop {
-        let saved = std::fs::read_to_string(&book).unwrap_or_default();
-        if saved.contains("Coffee") || start.elapsed() > Duration::from_secs(20) {
-            break saved;
-        }
-        std::thread::sleep(Duration::from_millis(200)); // polling the file, not a settle wait
-    };
+    let saved = file_once(&book, Duration::from_secs(20), |held| held.contains("Coffee"));
     let body = saved.split_once("<office:body>").map_or("", |(_, b)| b);
     let cells: Vec<&str> = body.split("<text:p>").skip(1).filter_map(|c| c.split("</text:p>").next()).collect();
     assert_eq!(cells, ["Expense", "Coffee beans"], "the saved sheet: {saved}");

@@ -4,21 +4,12 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use handrail_core::{Config, Engine, Mode, Status, Turn, TypingCheck, Vision};
 use handrail_sandbox::{Sandbox, SandboxOptions};
 
-use common::raw;
-
-struct App(std::process::Child);
-
-impl Drop for App {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use common::{file_once, raw, see_within};
 
 #[test]
 fn text_typed_into_a_qt_editor_arrives_once_and_exactly() {
@@ -44,26 +35,17 @@ fn text_typed_into_a_qt_editor_arrives_once_and_exactly() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("featherpad starts");
-    let app = App(child);
+    let app = handrail_testkit::Spawned(child);
     let desktop = common::full_desktop(&sandbox);
     let mut engine = Engine::new(desktop, Config { vision: Vision::Capable, ..Config::default() });
     engine.begin_turn(Turn { id: "qt".into(), intent: "write the letter".into(), mode: Mode::Interactive });
 
-    let start = Instant::now();
-    let see = loop {
-        let o = engine.call_args(&raw(&[("action", "see")]));
-        if o.observation.as_ref().is_some_and(|obs| obs.elements.iter().any(|e| e.role.as_str() == "text_area")) {
-            break o;
-        }
-        assert!(start.elapsed() < Duration::from_secs(60), "no text area listed:\n{}", o.text());
-        std::thread::sleep(Duration::from_millis(300)); // polling interval, not a settle wait
-    };
-    let editor = see
-        .observation
-        .as_ref()
-        .and_then(|obs| obs.elements.iter().find(|e| e.role.as_str() == "text_area"))
-        .cloned()
-        .expect("the editor");
+    let is_editor = |e: &&handrail_core::Element| e.role.as_str() == "text_area";
+    let see = see_within(&mut engine, Duration::from_secs(60), |o| {
+        o.observation.as_ref().is_some_and(|obs| obs.elements.iter().any(|e| is_editor(&e)))
+    });
+    let editor =
+        see.observation.as_ref().and_then(|obs| obs.elements.iter().find(is_editor)).cloned().expect("the editor");
     let letter = "Hello from Qt\n\tsecond line, ไทย 日本語";
     let o = common::act_on(&mut engine, &see, "type", &editor, &[("text", letter)]);
     assert_eq!(o.status, Status::Ok, "{}", o.text());
@@ -71,14 +53,7 @@ fn text_typed_into_a_qt_editor_arrives_once_and_exactly() {
     assert!(matches!(o.typing, Some(TypingCheck::Arrived { .. })), "{}", o.text());
     let o = engine.call_args(&raw(&[("action", "key"), ("keys", "ctrl+s")]));
     assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
-    let start = Instant::now();
-    let saved = loop {
-        let saved = std::fs::read_to_string(&file).unwrap_or_default();
-        if !saved.is_empty() || start.elapsed() > Duration::from_secs(20) {
-            break saved;
-        }
-        std::thread::sleep(Duration::from_millis(200)); // polling the file, not a settle wait
-    };
+    let saved = file_once(&file, Duration::from_secs(20), |held| !held.is_empty());
     assert_eq!(saved.trim_end_matches('\n'), letter, "FeatherPad saved exactly what was typed, once");
     drop(engine);
     drop(app);

@@ -120,14 +120,10 @@ mod tests {
             app: "App".into(),
             ..AxNode::default()
         };
-        let ax = AxSnapshot {
-            health: AxHealth::Ok,
-            nodes: vec![
-                node(Role::Text, shown, None, 10),
-                node(Role::Entry, "Address", Some("https://bob:pw-9@h/x"), 60),
-            ],
-            notes: Vec::new(),
-        };
+        let ax = AxSnapshot::new(
+            AxHealth::Ok,
+            vec![node(Role::Text, shown, None, 10), node(Role::Entry, "Address", Some("https://bob:pw-9@h/x"), 60)],
+        );
         let ocr = [OcrLine {
             text: "go to http://eve:pw-9@host.example".into(),
             bounds: Rect::new(10, 300, 400, 20),

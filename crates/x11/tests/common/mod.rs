@@ -36,16 +36,34 @@ pub fn find<'a>(o: &'a Outcome, role: &str, label: &str) -> Option<&'a Element> 
 
 /// Observes until `ready` holds (the tree arrives a moment after the window), bounded.
 pub fn see_until(engine: &mut Engine, ready: impl Fn(&Outcome) -> bool) -> Outcome {
-    let mut last = None;
-    for _ in 0..30 {
+    see_within(engine, Duration::from_secs(12), ready)
+}
+
+/// Observes until `ready` holds, for at most `within` (an app's first start on a fresh machine, its
+/// libraries not yet cached, can take long).
+pub fn see_within(engine: &mut Engine, within: Duration, ready: impl Fn(&Outcome) -> bool) -> Outcome {
+    let start = std::time::Instant::now();
+    loop {
         let o = engine.call_args(&raw(&[("action", "see")]));
         if ready(&o) {
             return o;
         }
-        last = Some(o);
+        assert!(start.elapsed() < within, "never ready:\n{}", o.text());
         std::thread::sleep(Duration::from_millis(200)); // polling interval, not a settle wait
     }
-    panic!("never ready:\n{}", last.map(|o| o.text()).unwrap_or_default())
+}
+
+/// What the file at `path` holds once `done` accepts it (an app saving it), or what it last held after
+/// `within`: what the app wrote, read from the file itself.
+pub fn file_once(path: &std::path::Path, within: Duration, done: impl Fn(&str) -> bool) -> String {
+    let start = std::time::Instant::now();
+    loop {
+        let held = std::fs::read_to_string(path).unwrap_or_default();
+        if done(&held) || start.elapsed() > within {
+            return held;
+        }
+        std::thread::sleep(Duration::from_millis(200)); // polling the file, not a settle wait
+    }
 }
 
 /// A test app of testdata/apps (`script` with `args`), started on `sandbox` and ready (it says so).
