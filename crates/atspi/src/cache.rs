@@ -106,12 +106,21 @@ pub enum Reach {
     /// toolkits do not always announce that for each of them), or anything not known: the subtree is
     /// read again.
     Subtree,
+    /// The whole window it is in: a document that finished or stopped loading (the browser changes its
+    /// own toolbar around it, e.g. Chromium's Stop button back to Reload, without an event for that).
+    Window,
 }
 
 impl Reach {
     /// The reach of an event by its signal's interface and member, and for a state change the state's
     /// name (`detail`). Anything not known to stay within the node reaches its subtree.
     pub fn of_event(interface: &str, member: &str, detail: Option<&str>) -> Reach {
+        if interface == "org.a11y.atspi.Event.Document" {
+            return match member {
+                "LoadComplete" | "Reload" | "LoadStopped" => Reach::Window,
+                _ => Reach::Subtree,
+            };
+        }
         if interface != "org.a11y.atspi.Event.Object" {
             return Reach::Subtree;
         }
@@ -204,10 +213,12 @@ impl Dirty {
         for (o, &reach) in &self.objects {
             match cache.window_of(o) {
                 // The window itself, all of it: a walk.
-                Some(w) if w.path == o.path && reach == Reach::Subtree => {
+                Some(w) if reach == Reach::Window || (w.path == o.path && reach == Reach::Subtree) => {
                     plan.walk.insert(w.clone());
                 }
                 Some(w) => plan.parts.entry(w.clone()).or_default().push((o.path.clone(), reach)),
+                // A document the cache does not know finished loading: its application's windows.
+                None if reach == Reach::Window => plan.walk_app(&o.bus, cache),
                 None => plan.unknown.push(o.clone()),
             }
         }
@@ -479,6 +490,31 @@ mod tests {
         assert_eq!(Reach::of_event(object, "BoundsChanged", None), Reach::Subtree);
         assert_eq!(Reach::of_event("org.a11y.atspi.Event.Window", "Activate", None), Reach::Subtree);
         assert_eq!(Reach::of_event(object, "SomethingNew", None), Reach::Subtree);
+        let document = "org.a11y.atspi.Event.Document";
+        assert_eq!(Reach::of_event(document, "LoadComplete", None), Reach::Window);
+        assert_eq!(Reach::of_event(document, "LoadStopped", None), Reach::Window);
+        assert_eq!(Reach::of_event(document, "AttributesChanged", None), Reach::Subtree);
+    }
+
+    #[test]
+    fn a_finished_load_walks_its_window_or_its_app() {
+        let mut cache = Cache::default();
+        let w1 = ObjRef::new(":1.5", "/w1");
+        let w2 = ObjRef::new(":1.5", "/w2");
+        cache.replace(vec![(w1.clone(), win(&["/w1", "/doc"])), (w2.clone(), win(&["/w2", "/b2"]))], vec![]);
+        let mut d = Dirty::default();
+        d.note(":1.5", "/doc", Reach::Node);
+        d.note(":1.5", "/doc", Reach::Window);
+        d.note(":1.5", "/b2", Reach::Node);
+        let plan = d.plan(&cache);
+        assert_eq!(plan.walk, HashSet::from([w1.clone()]));
+        assert_eq!(plan.parts, HashMap::from([(w2.clone(), vec![(Arc::from("/b2"), Reach::Node)])]));
+        // A document the cache never saw: every window of its application.
+        let mut d = Dirty::default();
+        d.note(":1.5", "/new-doc", Reach::Window);
+        let plan = d.plan(&cache);
+        assert_eq!(plan.walk, HashSet::from([w1, w2]));
+        assert!(plan.unknown.is_empty());
     }
 
     #[test]

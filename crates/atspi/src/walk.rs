@@ -789,7 +789,7 @@ impl Walker<'_> {
         // (Objects the cache does not know are traced in the next snapshot, their events still pending.)
         let obj = self.wins[w].obj.clone();
         let late = self.late.lock().unwrap_or_else(PoisonError::into_inner).parts_in(&obj, self.cache);
-        let whole = late.iter().any(|(p, r)| *p == obj.path && *r == Reach::Subtree)
+        let whole = late.iter().any(|(p, r)| *r == Reach::Window || (*p == obj.path && *r == Reach::Subtree))
             || self.wins[w].parts.len() + late.len() > cache::MAX_PARTS;
         self.wins[w].mode = match (extents, cached) {
             (Some(now), Some(then)) if !whole && now.width == then.width && now.height == then.height => {

@@ -165,3 +165,50 @@ fn a_changing_page_is_read_again_in_parts_and_equals_a_fresh_walk() {
     assert_eq!(warm.nodes.iter().filter(|n| n.role() == Role::ListItem).count(), 7, "{}", common::dump(&warm));
     sandbox.stop().expect("clean teardown");
 }
+
+/// A page still loading a picture: the browser's toolbar offers Stop until the load ends.
+const LOADING_PAGE: &str = r#"<!doctype html><html><head><title>Loading</title></head><body>
+<p>Text shown before the picture arrives.</p><img src="/slow" alt="late picture"></body></html>"#;
+
+/// When a page finishes loading, Chromium turns its Stop button back into Reload without an event for
+/// that button; the load's own event has the window read again whole, so a cached snapshot never keeps
+/// the toolbar of a page still loading.
+#[test]
+fn a_finished_load_has_the_browser_window_read_again() {
+    let sandbox = common::start_sandbox();
+    let source = AtspiSource::new(sandbox.bus_address());
+    let limits = test_limits();
+    let url = serve(LOADING_PAGE.to_string());
+    let _chromium = launch_chromium(&sandbox, &url);
+    let reload = |s: &handrail_platform::AxSnapshot| {
+        s.nodes.iter().find(|n| n.role() == Role::Button && n.name == "Reload").map(|n| n.description.clone())
+    };
+    let loading = wait_for(&source, &limits, Duration::from_secs(60), |s| {
+        find(s, Role::Text, "Text shown before the picture arrives.").is_some()
+    })
+    .unwrap_or_else(|s| panic!("the page never appeared:\n{}", common::dump(&s)));
+    assert_eq!(
+        reload(&loading).as_deref(),
+        Some("Stop loading this page"),
+        "the page was read while its picture was loading:\n{}",
+        common::dump(&loading)
+    );
+    // Past the picture's delay, and still: what the cache gives equals a fresh walk.
+    std::thread::sleep(common::SLOW_RESOURCE);
+    let fresh = AtspiSource::new(sandbox.bus_address());
+    wait_for(&fresh, &limits, Duration::from_secs(20), |s| reload(s).as_deref() == Some("Reload this page"))
+        .unwrap_or_else(|s| panic!("the load never ended:\n{}", common::dump(&s)));
+    let warm = wait_for(&source, &limits, Duration::from_secs(10), |_| {
+        let s = source.last_stats();
+        s.windows_walked == 0 && s.windows_patched == 0
+    })
+    .unwrap_or_else(|s| panic!("the page never went still:\n{}", common::dump(&s)));
+    assert_eq!(reload(&warm).as_deref(), Some("Reload this page"), "{}", common::dump(&warm));
+    source.clear_cache();
+    let cold = source.snapshot(&limits);
+    for (w, c) in warm.nodes.iter().zip(&cold.nodes) {
+        assert_eq!(w, c, "every field of every node");
+    }
+    assert_eq!(warm.nodes.len(), cold.nodes.len());
+    sandbox.stop().expect("clean teardown");
+}

@@ -123,33 +123,45 @@ pub fn form_html() -> String {
     )
 }
 
-/// Serves `body` as text/html to every request on 127.0.0.1; returns the URL.
+/// How long `/slow` takes to answer (a page that embeds it is still loading that long).
+pub const SLOW_RESOURCE: Duration = Duration::from_secs(3);
+
+/// Serves `body` as text/html at `/` on 127.0.0.1 (and a 404 for anything else, after
+/// [`SLOW_RESOURCE`] for `/slow`); returns the URL.
 pub fn serve(body: String) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
     let port = listener.local_addr().expect("local addr").port();
+    let body: std::sync::Arc<str> = body.into();
     std::thread::spawn(move || {
         for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
-            let mut req = Vec::new();
-            let mut buf = [0u8; 1024];
-            while !req.windows(4).any(|w| w == b"\r\n\r\n") {
-                match stream.read(&mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => req.extend_from_slice(&buf[..n]),
-                }
-            }
-            let (status, content) =
-                if req.starts_with(b"GET / ") { ("200 OK", body.as_str()) } else { ("404 Not Found", "") };
-            let head = format!(
-                "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                content.len()
-            );
-            let _ = stream.write_all(head.as_bytes());
-            let _ = stream.write_all(content.as_bytes());
+            let Ok(stream) = stream else { continue };
+            let body = body.clone();
+            std::thread::spawn(move || answer(stream, &body));
         }
     });
     format!("http://127.0.0.1:{port}/")
+}
+
+fn answer(mut stream: std::net::TcpStream, body: &str) {
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+    let mut req = Vec::new();
+    let mut buf = [0u8; 1024];
+    while !req.windows(4).any(|w| w == b"\r\n\r\n") {
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => req.extend_from_slice(&buf[..n]),
+        }
+    }
+    if req.starts_with(b"GET /slow ") {
+        std::thread::sleep(SLOW_RESOURCE);
+    }
+    let (status, content) = if req.starts_with(b"GET / ") { ("200 OK", body) } else { ("404 Not Found", "") };
+    let head = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        content.len()
+    );
+    let _ = stream.write_all(head.as_bytes());
+    let _ = stream.write_all(content.as_bytes());
 }
 
 pub fn launch_chromium(sandbox: &Sandbox, url: &str) -> App {
