@@ -147,3 +147,45 @@ fn a_real_page_through_both_sources() {
     drop(blind);
     sandbox.stop().expect("clean teardown");
 }
+
+/// A window that is on the accessibility bus but bare (its app draws its content itself, as an Electron
+/// app with its renderer's accessibility off lists only its frame): the header says so, with the switch
+/// that fills such a window, and its text is still listed from the screen.
+#[test]
+fn a_window_bare_in_the_tree_is_said_with_the_switch_that_fills_it() {
+    let sandbox = Sandbox::start(SandboxOptions { parent_death_signal: false, ..SandboxOptions::default() })
+        .expect("sandbox starts");
+    let ocr = handrail_ocr::TesseractOcr::new(handrail_ocr::TesseractConfig::default());
+    let mut engine =
+        engine_for(&sandbox, Box::new(handrail_atspi::AtspiSource::new(sandbox.bus_address())), Box::new(ocr));
+    let mut command = sandbox.command("/usr/bin/python3");
+    command.arg(format!("{}/../../testdata/apps/drawn_gtk.py", env!("CARGO_MANIFEST_DIR")));
+    let mut app = handrail_testkit::LineApp::spawn(command);
+    assert!(app.wait_for(|l| l == "ready").is_some(), "drawn_gtk.py came up: {:?}", app.seen);
+    let start = std::time::Instant::now();
+    let o = loop {
+        let o = engine.call_args(&raw(&[("action", "see")]));
+        let listed =
+            o.observation.as_ref().is_some_and(|obs| obs.elements.iter().any(|e| e.label.contains("Drawn by the app")));
+        if listed && o.text().contains("window=\"Drawn canvas\"") {
+            break o;
+        }
+        assert!(start.elapsed() < std::time::Duration::from_secs(30), "the window never showed: {}", o.text());
+        std::thread::sleep(std::time::Duration::from_millis(200)); // polling interval, not a settle wait
+    };
+    let text = o.text();
+    assert!(text.contains("ax=partial"), "{text}");
+    let notes = o.observation.as_ref().map(|obs| obs.ax_notes.clone()).unwrap_or_default();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].contains(": the window in front has nothing inside it"), "{notes:?}");
+    assert!(notes[0].contains("--force-renderer-accessibility"), "{notes:?}");
+    let line = o
+        .observation
+        .as_ref()
+        .and_then(|obs| obs.elements.iter().find(|e| e.label.contains("Drawn by the app")))
+        .expect("listed");
+    assert_eq!(line.source.as_str(), "ocr", "{text}");
+    drop(app);
+    drop(engine);
+    sandbox.stop().expect("clean teardown");
+}

@@ -80,10 +80,11 @@ pub(super) fn redact(s: &mut String) {
     }
 }
 
-/// A note for the snapshot when the window in front has no accessible window of its title: its app
-/// gives no tree at all (xterm, an Electron app without accessibility) or has not registered it yet, so
-/// what it shows is listed from the screen's text only. `None` when the accessibility tree itself is not
-/// there (no bus: the header already says so) or the window is found.
+/// A note for the snapshot when the window in front has no accessible window of its title (its app
+/// gives no tree at all, like xterm, or has not registered it yet), or has one with nothing inside (a
+/// Chromium or Electron app whose renderer accessibility is off lists its bare frame): what it shows is
+/// listed from the screen's text only. `None` when the accessibility tree itself is not there (no bus:
+/// the header already says so) or the window is found with something in it.
 pub(super) fn front_without_tree(ax: &AxSnapshot, front: &WindowInfo) -> Option<String> {
     if !matches!(ax.health, handrail_platform::AxHealth::Ok | handrail_platform::AxHealth::Partial) {
         return None;
@@ -91,14 +92,27 @@ pub(super) fn front_without_tree(ax: &AxSnapshot, front: &WindowInfo) -> Option<
     if front.title.is_empty() {
         return None; // a desktop or a bare surface: nothing a tree would name
     }
-    let found = ax.nodes.iter().any(|n| n.parent.is_none() && (n.name == front.title || n.window == front.title));
-    if found {
-        return None;
-    }
+    let roots: Vec<usize> = (0..ax.nodes.len())
+        .filter(|&i| {
+            let n = &ax.nodes[i];
+            n.parent.is_none() && (n.name == front.title || n.window == front.title)
+        })
+        .collect();
     let app = if front.app.is_empty() { front.class.as_str() } else { front.app.as_str() };
-    Some(format!(
-        "{app}: the window in front is not in the accessibility tree (its app gives none, or did not answer in time), so what it shows is listed from its screen text only"
-    ))
+    if roots.is_empty() {
+        return Some(format!(
+            "{app}: the window in front is not in the accessibility tree (its app gives none, or did not answer in time), so what it shows is listed from its screen text only"
+        ));
+    }
+    // Depth first: a root's first descendant, if any, comes right after it. A partial tree may have
+    // been cut before a window's children: only a whole one tells.
+    let empty = ax.health == handrail_platform::AxHealth::Ok
+        && roots.iter().all(|&i| ax.nodes.get(i + 1).is_none_or(|n| n.parent != Some(i)));
+    empty.then(|| {
+        format!(
+            "{app}: the window in front has nothing inside it in the accessibility tree (an app that draws its own content gives none; one built on Chromium or Electron fills it a moment after it is first asked, or only when started with --force-renderer-accessibility), so what it shows is listed from its screen text only"
+        )
+    })
 }
 
 #[cfg(test)]
@@ -106,6 +120,35 @@ mod tests {
     use handrail_platform::{AxHealth, AxNode, Role, Size, States};
 
     use super::*;
+
+    #[test]
+    fn a_front_window_missing_or_empty_in_the_tree_is_said_with_its_app() {
+        let front = WindowInfo { title: "Docs - Chromium".into(), app: "Chromium".into(), ..WindowInfo::default() };
+        let frame = |name: &str| AxNode {
+            role: Some(Role::Window),
+            name: name.into(),
+            window: name.into(),
+            app: "Chromium".into(),
+            ..AxNode::default()
+        };
+        let child =
+            |parent| AxNode { role: Some(Role::Button), name: "Back".into(), parent: Some(parent), ..frame("") };
+        let note = |nodes| front_without_tree(&AxSnapshot::new(AxHealth::Ok, nodes), &front);
+        // Found, with something inside: nothing to say.
+        assert_eq!(note(vec![frame("Docs - Chromium"), child(0)]), None);
+        // Found, bare: said, with the switch that fills it.
+        let bare = note(vec![frame("Other"), child(0), frame("Docs - Chromium")]).expect("a note");
+        assert!(bare.starts_with("Chromium: the window in front has nothing inside it"), "{bare}");
+        assert!(bare.contains("--force-renderer-accessibility"), "{bare}");
+        // Not there at all.
+        let missing = note(vec![frame("Other"), child(0)]).expect("a note");
+        assert!(missing.starts_with("Chromium: the window in front is not in the accessibility tree"), "{missing}");
+        // A tree cut short (a deadline, a node cap) may have left the window's children out.
+        let cut = AxSnapshot::new(AxHealth::Partial, vec![frame("Docs - Chromium")]);
+        assert_eq!(front_without_tree(&cut, &front), None);
+        // No tree at all: the header says so already.
+        assert_eq!(front_without_tree(&AxSnapshot::new(AxHealth::Unavailable, vec![]), &front), None);
+    }
 
     #[test]
     fn urls_on_screen_lose_their_credentials_wherever_they_are_read() {
