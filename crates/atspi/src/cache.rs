@@ -66,11 +66,22 @@ pub struct Cache {
     pub app_names: HashMap<Arc<str>, String>,
     /// Object → the cached window containing it.
     index: HashMap<ObjRef, ObjRef>,
+    /// Container → the descendant it last said is active (`ActiveDescendantChanged`): a container with
+    /// too many children to read (a spreadsheet) lists this one, its cursor cell. Known only from
+    /// events (nothing else asks a container for it), so kept when the windows are forgotten.
+    pub active_descendants: HashMap<ObjRef, ObjRef>,
 }
 
 impl Cache {
+    /// Forgets everything (a new connection: the objects it knew may be gone or reused).
     pub fn clear(&mut self) {
         *self = Cache::default();
+    }
+
+    /// Forgets the windows (the next snapshot walks them all), keeping what only events told.
+    pub fn clear_windows(&mut self) {
+        let active_descendants = std::mem::take(&mut self.active_descendants);
+        *self = Cache { active_descendants, ..Cache::default() };
     }
 
     /// Replaces the cached windows with `fresh` and rebuilds the object index.
@@ -131,9 +142,9 @@ impl Reach {
             | "TextSelectionChanged"
             | "TextAttributesChanged"
             | "AttributesChanged"
-            | "ActiveDescendantChanged"
             | "SelectionChanged" => Reach::Node,
-            "ChildrenChanged" => Reach::Children,
+            // Which child is listed under a container too big to read follows its active one.
+            "ChildrenChanged" | "ActiveDescendantChanged" => Reach::Children,
             "StateChanged" => match detail {
                 Some("showing" | "visible" | "expanded" | "collapsed" | "expandable" | "defunct" | "iconified")
                 | None => Reach::Subtree,
@@ -151,6 +162,8 @@ pub struct Dirty {
     pub all: bool,
     pub objects: HashMap<ObjRef, Reach>,
     pub events: u64,
+    /// Containers' active descendants as their events named them, latest last.
+    pub active: Vec<(ObjRef, ObjRef)>,
 }
 
 /// Beyond this many distinct objects, tracking them costs more than re-walking.
@@ -175,6 +188,15 @@ pub fn children_of(nodes: &[AxNode], paths: &[Arc<str>], at: usize) -> Vec<(Arc<
 }
 
 impl Dirty {
+    /// The container at `bus` `path` made `descendant` its active one (kept however many events
+    /// arrive: the container's own change is noted as its event's reach).
+    pub fn note_active(&mut self, bus: &str, path: &str, descendant: ObjRef) {
+        if self.active.len() >= MAX_TRACKED {
+            self.active.remove(0);
+        }
+        self.active.push((ObjRef::new(bus, path), descendant));
+    }
+
     pub fn note(&mut self, bus: &str, path: &str, reach: Reach) {
         self.events += 1;
         if self.all {
@@ -484,6 +506,7 @@ mod tests {
         assert_eq!(Reach::of_event(object, "PropertyChange", None), Reach::Node);
         assert_eq!(Reach::of_event(object, "TextChanged", None), Reach::Node);
         assert_eq!(Reach::of_event(object, "ChildrenChanged", None), Reach::Children);
+        assert_eq!(Reach::of_event(object, "ActiveDescendantChanged", None), Reach::Children);
         assert_eq!(Reach::of_event(object, "StateChanged", Some("focused")), Reach::Node);
         assert_eq!(Reach::of_event(object, "StateChanged", Some("showing")), Reach::Subtree);
         assert_eq!(Reach::of_event(object, "StateChanged", None), Reach::Subtree);
@@ -494,6 +517,23 @@ mod tests {
         assert_eq!(Reach::of_event(document, "LoadComplete", None), Reach::Window);
         assert_eq!(Reach::of_event(document, "LoadStopped", None), Reach::Window);
         assert_eq!(Reach::of_event(document, "AttributesChanged", None), Reach::Subtree);
+    }
+
+    #[test]
+    fn active_descendants_outlive_forgotten_windows_but_not_a_new_connection() {
+        let mut cache = Cache::default();
+        let sheet = ObjRef::new(":1.2", "/sheet");
+        cache.replace(vec![(ObjRef::new(":1.2", "/w"), win(&["/w", "/sheet"]))], vec![]);
+        let mut d = Dirty::default();
+        d.note_active(":1.2", "/sheet", ObjRef::new(":1.2", "/a1"));
+        d.note_active(":1.2", "/sheet", ObjRef::new(":1.2", "/a2"));
+        cache.active_descendants.extend(d.active.drain(..));
+        assert_eq!(cache.active_descendants.get(&sheet), Some(&ObjRef::new(":1.2", "/a2")), "the latest wins");
+        cache.clear_windows();
+        assert!(cache.windows.is_empty());
+        assert_eq!(cache.active_descendants.get(&sheet), Some(&ObjRef::new(":1.2", "/a2")));
+        cache.clear();
+        assert!(cache.active_descendants.is_empty());
     }
 
     #[test]

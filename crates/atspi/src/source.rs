@@ -21,8 +21,9 @@ const EVENT_INTERFACES: [&str; 4] = [
 
 /// Events registered with the registry. Toolkit bridges (at-spi2-atk, Qt) emit most event kinds only
 /// when some client registered for them; children/property/state changes are always emitted.
-const REGISTERED_EVENTS: [&str; 8] = [
+const REGISTERED_EVENTS: [&str; 9] = [
     "Object:ChildrenChanged",
+    "Object:ActiveDescendantChanged",
     "Object:PropertyChange",
     "Object:StateChanged",
     "Object:BoundsChanged",
@@ -90,7 +91,7 @@ impl AtspiSource {
 
     /// Forgets every cached window, so the next snapshot walks everything.
     pub fn clear_cache(&self) {
-        self.lock().cache.clear();
+        self.lock().cache.clear_windows();
     }
 
     /// True while connected to an accessibility bus.
@@ -140,7 +141,8 @@ impl Accessibility for AtspiSource {
         if let Err(e) = conn.bus.set_write_timeout(limits.call_timeout) {
             log::debug!("cannot bound writes: {e}");
         }
-        let dirty = std::mem::take(&mut *conn.dirty.lock().unwrap_or_else(PoisonError::into_inner));
+        let mut dirty = std::mem::take(&mut *conn.dirty.lock().unwrap_or_else(PoisonError::into_inner));
+        inner.cache.active_descendants.extend(dirty.active.drain(..));
         let plan = dirty.plan(&inner.cache);
         let walk_deadline = deadline.checked_sub(ASSEMBLY_MARGIN.min(limits.deadline / 10)).unwrap_or(deadline);
         let result = walk::walk(&mut conn.bus, limits, walk_deadline, &inner.cache, plan, &conn.dirty);
@@ -183,7 +185,15 @@ fn connect(session: &str, a11y: Option<&str>, limits: &AxLimits, deadline: Insta
         if m.interface.starts_with("org.a11y.atspi.Event.") && !m.sender.is_empty() {
             let state = (m.member == "StateChanged").then(|| m.first().ok()).flatten();
             let reach = Reach::of_event(&m.interface, &m.member, state.as_ref().and_then(|v| v.as_str()));
-            sink.lock().unwrap_or_else(PoisonError::into_inner).note(&m.sender, &m.path, reach);
+            // An active-descendant change carries an object reference (no text): the one to list.
+            let active = (m.member == "ActiveDescendantChanged")
+                .then(|| m.values().ok()?.get(3).and_then(walk::obj_ref))
+                .flatten();
+            let mut dirty = sink.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(descendant) = active {
+                dirty.note_active(&m.sender, &m.path, descendant);
+            }
+            dirty.note(&m.sender, &m.path, reach);
         }
     });
     let mut bus = Bus::connect(&address, step(), on_signal)?;

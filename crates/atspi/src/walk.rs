@@ -303,6 +303,8 @@ struct Pending {
     data: NodeData,
     /// The part of its window this node is the root of, when it is read again into a cached window.
     part: Option<usize>,
+    /// Its children are asked once its child count is in and says there are some, not too many.
+    children_after_count: bool,
 }
 
 struct Accepted {
@@ -827,6 +829,7 @@ impl Walker<'_> {
             probing: (probe != Probe::Nothing).then_some(probe),
             data: NodeData::default(),
             part: None,
+            children_after_count: false,
         }));
         self.wins[win].outstanding += 1;
         self.queue_fields(p, &obj, probe.fields());
@@ -856,9 +859,12 @@ impl Walker<'_> {
         self.wins[w].moved_paths = paths;
     }
 
-    /// Starts reading part `k` of window `win` again: all its fields at once, as a window's.
+    /// Starts reading part `k` of window `win` again: all its fields at once but its children, which
+    /// wait for its child count (the part may be a spreadsheet: asked for its 2,147,483,647 cells, the
+    /// app hangs) and are not asked at all of a node read again for its own fields.
     fn start_part(&mut self, obj: ObjRef, win: usize, k: usize) {
         let p = self.pending.len();
+        let children_after_count = self.wins[win].parts[k].reach != Reach::Node;
         self.pending.push(Some(Pending {
             obj: obj.clone(),
             win,
@@ -868,9 +874,12 @@ impl Walker<'_> {
             probing: None,
             data: NodeData::default(),
             part: Some(k),
+            children_after_count,
         }));
         self.wins[win].outstanding += 1;
-        self.queue_fields(p, &obj, &PHASE_A);
+        let fields: Vec<FieldA> =
+            PHASE_A.into_iter().filter(|f| *f != FieldA::Children).chain([FieldA::ChildCount]).collect();
+        self.queue_fields(p, &obj, &fields);
     }
 
     fn queue_fields(&mut self, p: usize, obj: &ObjRef, fields: &[FieldA]) {
@@ -938,16 +947,27 @@ impl Walker<'_> {
             if pend.data.shown(self.wins[pend.win].toolkit) {
                 let obj = pend.obj.clone();
                 let asked = probe.fields();
-                // Children are asked only of a node that has some, and not too many to read.
-                let no_children = pend.data.child_count.is_some_and(|c| c <= 0 || c as usize > self.limits.max_nodes);
+                // Children are asked only of a node that has some, and not too many to read; where the
+                // probe did not ask how many, the count comes with the rest and the children after it.
+                let count_known = pend.data.child_count.is_some();
+                pend.children_after_count = !count_known;
                 let rest: Vec<FieldA> = PHASE_A
                     .into_iter()
                     .filter(|f| !asked.contains(f))
-                    .filter(|f| !(no_children && *f == FieldA::Children))
+                    .map(|f| if f == FieldA::Children && !count_known { FieldA::ChildCount } else { f })
+                    .filter(|f| *f != FieldA::Children || children_wanted(pend.data.child_count, self.limits.max_nodes))
                     .collect();
                 self.queue_fields(p, &obj, &rest);
                 return;
             }
+        }
+        if std::mem::take(&mut pend.children_after_count)
+            && pend.data.shown(self.wins[pend.win].toolkit)
+            && children_wanted(pend.data.child_count, self.limits.max_nodes)
+        {
+            let obj = pend.obj.clone();
+            self.queue_fields(p, &obj, &[FieldA::Children]);
+            return;
         }
         if let Some(pend) = self.pending[p].take() {
             self.wins[pend.win].outstanding -= 1;
@@ -978,8 +998,8 @@ impl Walker<'_> {
             let name = clip(data.name.trim(), 60);
             let what = if name.is_empty() { native.clone() } else { format!("{native} \"{name}\"") };
             self.wins[win].unread.push(format!(
-                "{what} has {count} children, too many to read without stalling the app: it is listed alone, \
-                 and its contents only as screen text"
+                "{what} has {count} children, too many to read without stalling the app: it is listed with its \
+                 active one alone (a sheet's cursor cell, once the app names it), the rest only as screen text"
             ));
         }
         let web_terminal = roles::is_web_terminal(&data.attributes);
@@ -1002,7 +1022,7 @@ impl Walker<'_> {
         // Secret fields: their text and value are never even asked for. A web terminal's text is not
         // its screen (that is drawn on a canvas): it is read off the screen instead.
         if !secret && !web_terminal {
-            phase_b.extend(content_fields(role, data.name.trim().is_empty(), has));
+            phase_b.extend(content_fields(role, states.has(bit::EDITABLE), data.name.trim().is_empty(), has));
             if role == Role::ComboBox && !has(SELECTION) && !data.children.is_empty() {
                 phase_b.push(FieldB::PopupSelected);
             }
@@ -1077,6 +1097,12 @@ impl Walker<'_> {
         // A node read again for its own fields keeps the descendants its window had; one whose children
         // changed keeps those it had, and only new ones are walked.
         let reach = part.map(|k| self.wins[win].parts[k].reach);
+        // A container too big to read lists its active descendant (a sheet's cursor cell), when its
+        // events named one; a descendant no longer there fails its calls and is left out.
+        let mut data_children = std::mem::take(&mut data.children);
+        if data.child_count.is_some_and(|c| c as usize > self.limits.max_nodes) {
+            data_children = self.cache.active_descendants.get(&obj).cloned().into_iter().collect();
+        }
         let children: Vec<(usize, ObjRef)> = match (reach, part) {
             (Some(Reach::Node), _) => Vec::new(),
             (Some(Reach::Children), Some(k)) => {
@@ -1090,7 +1116,7 @@ impl Walker<'_> {
                     })
                     .unwrap_or_default();
                 let (kept, new): (Vec<_>, Vec<_>) =
-                    data.children.into_iter().enumerate().partition(|(_, c)| c.bus == obj.bus && had.contains(&c.path));
+                    data_children.into_iter().enumerate().partition(|(_, c)| c.bus == obj.bus && had.contains(&c.path));
                 for (_, c) in &kept {
                     let i = self.wins[win].kept_paths.len();
                     self.wins[win].kept_paths.push(c.path.clone());
@@ -1107,7 +1133,7 @@ impl Walker<'_> {
                 self.wins[win].parts[k].kept = kept.into_iter().map(|(i, c)| (i, c.path)).collect();
                 new
             }
-            _ => data.children.into_iter().enumerate().collect(),
+            _ => data_children.into_iter().enumerate().collect(),
         };
         let room = self.limits.max_nodes.saturating_sub(self.accepted());
         if children.len() > room {
@@ -1172,7 +1198,7 @@ impl Walker<'_> {
                     // Double-check: never keep text of a secret field, whatever happened.
                     if !node.is_secure() {
                         let raw = v.as_str().unwrap_or_default();
-                        if holds_typed_text(node.role()) {
+                        if holds_typed_text(node.role(), node.states.contains(States::EDITABLE)) {
                             offer_value(node, input_text(raw), true);
                         } else if node.name.trim().is_empty() {
                             node.name = clean_text(raw);
@@ -1492,13 +1518,13 @@ fn node_states(
 /// box shows its selected item, which GTK
 /// gives through its Selection interface (its name is empty for an entry combo, or the first string of
 /// the model's row, not always what is drawn) and Chromium through its popup's.
-fn content_fields(role: Role, unnamed: bool, has: impl Fn(&str) -> bool) -> Vec<FieldB> {
+fn content_fields(role: Role, editable: bool, unnamed: bool, has: impl Fn(&str) -> bool) -> Vec<FieldB> {
     let wants_label_text =
         unnamed && matches!(role, Role::Text | Role::Heading | Role::Other | Role::Cell | Role::ListItem | Role::Link);
     let mut out = Vec::new();
     if has(TEXT) && role == Role::Terminal {
         out.push(FieldB::TerminalText);
-    } else if has(TEXT) && (holds_typed_text(role) || wants_label_text) {
+    } else if has(TEXT) && (holds_typed_text(role, editable) || wants_label_text) {
         out.push(FieldB::Text);
     } else if has(VALUE) && matches!(role, Role::Slider | Role::SpinButton | Role::ScrollBar | Role::Other) {
         out.push(FieldB::Value);
@@ -1509,11 +1535,12 @@ fn content_fields(role: Role, unnamed: bool, has: impl Fn(&str) -> bool) -> Vec<
     out
 }
 
-/// Whether a node's text is what was typed into it, its value: text fields, and combo boxes with
-/// text of their own (Firefox's address bar, a web page's autocomplete input; GTK's and Chromium's
-/// drop-down combo boxes have none, and show their selected item instead).
-fn holds_typed_text(role: Role) -> bool {
-    role.is_text_input() || role == Role::ComboBox
+/// Whether a node's text is what was typed into it, its value: text fields, combo boxes with text of
+/// their own (Firefox's address bar, a web page's autocomplete input; GTK's and Chromium's drop-down
+/// combo boxes have none, and show their selected item instead), and editable cells (a spreadsheet's:
+/// named by their address, holding what was typed).
+fn holds_typed_text(role: Role, editable: bool) -> bool {
+    role.is_text_input() || role == Role::ComboBox || (role == Role::Cell && editable)
 }
 
 /// Sets a node's value from one of several sources answering in any order. The primary reading (the
@@ -1551,7 +1578,13 @@ fn extents_of(v: &Value) -> Option<(i32, i32, i32, i32)> {
 }
 
 /// One object reference, `(so)`, as `GetSelectedChild` answers (none for the null object).
-fn obj_ref(v: &Value) -> Option<ObjRef> {
+/// Whether a node that says it has `count` children is asked for them: some, and not so many that
+/// building them would stall the app (`max_nodes` could not be listed anyway).
+fn children_wanted(count: Option<i32>, max_nodes: usize) -> bool {
+    count.is_some_and(|c| c > 0 && c as usize <= max_nodes)
+}
+
+pub(crate) fn obj_ref(v: &Value) -> Option<ObjRef> {
     obj_refs(&Value::Array(vec![v.unwrapped().clone()])).pop()
 }
 

@@ -439,7 +439,7 @@ fn order(elements: Vec<Element>) -> Merged {
     for (new, old) in idx.iter().enumerate() {
         position[*old] = new;
     }
-    let focus_old = elements.iter().position(|e| e.states.contains(States::FOCUSED));
+    let focus_old = deepest_focus(&elements);
     let mut slots: Vec<Option<Element>> = elements.into_iter().map(Some).collect();
     let mut out = Vec::with_capacity(slots.len());
     for old in idx {
@@ -449,6 +449,28 @@ fn order(elements: Vec<Element>) -> Merged {
         }
     }
     Merged { elements: out, focus: focus_old.map(|i| position[i]) }
+}
+
+/// The focused element: the first one marked so, or the innermost focused element inside it. Some apps
+/// mark the chain down to it (LibreOffice: its document, the sheet, the cursor cell); keys reach the
+/// innermost.
+fn deepest_focus(elements: &[Element]) -> Option<usize> {
+    let focused = |e: &Element| e.states.contains(States::FOCUSED);
+    let inside = |mut i: usize, ancestor: usize| {
+        for _ in 0..elements.len() {
+            match elements[i].detail.parent {
+                Some(p) if p == ancestor => return true,
+                Some(p) => i = p,
+                None => return false,
+            }
+        }
+        false
+    };
+    let mut focus = elements.iter().position(focused)?;
+    while let Some(inner) = (0..elements.len()).find(|&i| i != focus && focused(&elements[i]) && inside(i, focus)) {
+        focus = inner;
+    }
+    Some(focus)
 }
 
 /// Gives elements of the frontmost window's application that window's human app name. The accessibility
@@ -505,6 +527,41 @@ mod tests {
         assert!(apps.contains(&("OK", "App")), "another app keeps its name: {apps:?}");
         name_front_app(&mut m.elements, None);
         assert!(m.elements.iter().any(|e| e.app == "Xfce Terminal"));
+    }
+
+    #[test]
+    fn focus_is_the_innermost_of_a_focused_chain() {
+        let focused = |mut n: AxNode| {
+            n.states = States::FOCUSED;
+            n
+        };
+        // LibreOffice marks its document, the sheet and the cursor cell; another window's stale mark
+        // outside that chain does not count.
+        let ax = AxSnapshot::new(
+            AxHealth::Ok,
+            vec![
+                node(Role::Window, "Book", Rect::new(0, 0, 1280, 800), None),
+                focused(node(Role::Other, "Document", Rect::new(0, 100, 1280, 600), Some(0))),
+                focused(node(Role::Table, "Sheet Budget", Rect::new(40, 150, 1100, 550), Some(1))),
+                focused(node(Role::Cell, "A2", Rect::new(41, 174, 82, 17), Some(2))),
+                node(Role::Window, "Other", Rect::new(0, 0, 300, 200), None),
+                focused(node(Role::Button, "Stale", Rect::new(10, 10, 60, 30), Some(4))),
+            ],
+        );
+        let m = merge(&ax, &[], GEO);
+        let focus = m.focus.map(|i| m.elements[i].label.as_str());
+        assert_eq!(focus, Some("A2"));
+        // Alone, a focused element is the focus.
+        let ax = AxSnapshot::new(
+            AxHealth::Ok,
+            vec![
+                node(Role::Window, "Win", Rect::new(0, 0, 1280, 800), None),
+                focused(node(Role::Entry, "Name", Rect::new(10, 10, 200, 30), Some(0))),
+                node(Role::Button, "OK", Rect::new(10, 50, 60, 30), Some(0)),
+            ],
+        );
+        let m = merge(&ax, &[], GEO);
+        assert_eq!(m.focus.map(|i| m.elements[i].label.as_str()), Some("Name"));
     }
 
     #[test]

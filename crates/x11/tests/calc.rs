@@ -53,10 +53,23 @@ fn text_typed_into_a_calc_cell_is_what_calc_saves() {
     // The cursor starts on A1; A2 is one row down. What is typed goes to the cell under the cursor.
     let o = engine.call_args(&raw(&[("action", "key"), ("keys", "down")]));
     assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
+    // The sheet lists its cursor cell, named by its address, focused: keys go there.
+    let cursor = |o: &handrail_core::Outcome| {
+        o.observation.as_ref().and_then(|obs| obs.focused()).map(|e| (e.role.as_str().to_owned(), e.label.clone()))
+    };
+    assert_eq!(cursor(&o), Some(("cell".into(), "A2".into())), "{}", o.text());
     let o = engine.call_args(&raw(&[("action", "type"), ("text", "Coffee beans")]));
     assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
+    // Not read back from the cell (it holds the text only once committed): never sent twice.
+    assert!(o.text().contains("typed: unchecked (a cell holds typed text only once it is committed"), "{}", o.text());
     let o = engine.call_args(&raw(&[("action", "key"), ("keys", "return")]));
     assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
+    assert_eq!(cursor(&o), Some(("cell".into(), "A3".into())), "{}", o.text());
+    // Back on it, the cell holds what was committed, as Calc itself reports it.
+    let o = engine.call_args(&raw(&[("action", "key"), ("keys", "up")]));
+    let a2 = o.observation.as_ref().and_then(|obs| obs.focused()).cloned();
+    assert_eq!(a2.as_ref().map(|e| e.label.as_str()), Some("A2"), "{}", o.text());
+    assert_eq!(a2.and_then(|e| e.value).as_deref(), Some("Coffee beans"), "{}", o.text());
     let o = engine.call_args(&raw(&[("action", "key"), ("keys", "ctrl+s")]));
     assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
 

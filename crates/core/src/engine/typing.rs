@@ -54,6 +54,11 @@ pub(super) fn receiver_before(text: &str, aims: &[Aim], probe: &Probe) -> Result
     if text.contains('\t') && !element.takes_tab_as_text() {
         return Err("the text holds a Tab, which moves focus".into());
     }
+    // A spreadsheet's cell takes typed text into an editor of its own and holds it only once it is
+    // committed: read back before, it would look empty, and the text would be sent twice.
+    if element.role == handrail_platform::Role::Cell {
+        return Err("a cell holds typed text only once it is committed (Return or Tab)".into());
+    }
     if !(element.role.is_text_input() || element.states.contains(States::EDITABLE)) {
         return Err(format!("the receiving {} holds no text of its own", element.role));
     }
