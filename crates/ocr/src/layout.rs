@@ -71,6 +71,28 @@ pub(crate) fn plausible(word: &Word, min_confidence: f32) -> bool {
     letters >= 4 && letters * 10 >= chars * 9
 }
 
+/// Whether a reading in another language reads as words of that language, not as glyphs made to fit
+/// it: mostly letters (Thai digits, punctuation and symbols are what toolbar icons come back as in
+/// Thai: "๐๑๑อ๑๐๑๑๐", "ง๒๐๑๑ =", "พ [ว") with a run of two or more somewhere.
+pub(crate) fn reads_as_words(words: &[Word]) -> bool {
+    let (mut letters, mut all, mut longest) = (0usize, 0usize, 0usize);
+    for w in words {
+        let mut run = 0;
+        for c in w.text.chars().filter(|c| !c.is_whitespace()) {
+            all += 1;
+            // Thai tone marks are not alphabetic; they sit on a letter and count with it.
+            if c.is_alphabetic() || ('\u{0E48}'..='\u{0E4B}').contains(&c) {
+                letters += 1;
+                run += 1;
+                longest = longest.max(run);
+            } else {
+                run = 0;
+            }
+        }
+    }
+    all > 0 && letters * 10 >= all * 7 && longest >= 2
+}
+
 /// Words the primary language read this badly are worth reading again in the other languages: eng reads a
 /// line of Thai as one or two "words" of Latin soup at confidence 0–20, while real English UI text scores
 /// 80–97.
@@ -272,6 +294,24 @@ mod tests {
 
     fn w(text: &str, x: i32, y: i32, width: u32, height: u32, confidence: f32) -> Word {
         Word { text: text.to_owned(), bounds: Rect::new(x, y, width, height), confidence }
+    }
+
+    #[test]
+    fn another_languages_reading_counts_when_it_reads_as_words() {
+        let read = |texts: &[&str]| {
+            let words: Vec<Word> = texts.iter().map(|t| w(t, 0, 0, 40, 20, 90.0)).collect();
+            reads_as_words(&words)
+        };
+        // Thai as Thai is read: marks and tone marks included, short words too.
+        assert!(read(&["ภาษาไทยเป็นภาษาที่สวยงาม"]));
+        assert!(read(&["ปิด", "หน้าต่าง"]));
+        assert!(read(&["Größe", "ändern"]));
+        // Icons read as Thai digits, symbols and lone letters are not.
+        for junk in [&["๐๑๑อ๑๐๑๑๐"][..], &["ง๒๐๑๑", "="], &["พ", "[ว"], &["ไฟซ่", "%", "%", "บ", "oo", "ม", "0", "[7"]]
+        {
+            assert!(!read(junk), "{junk:?}");
+        }
+        assert!(!read(&[]));
     }
 
     fn texts(lines: &[OcrLine]) -> Vec<&str> {

@@ -866,7 +866,7 @@ impl TesseractOcr {
             Some(e) => e,
             None => engines.secondary.insert(self.new_engine(spec)?),
         };
-        reread(secondary, img, factor, 1, spans, self.config.deadline, words)
+        reread(secondary, img, factor, 1, spans, self.config.deadline, words, layout::reads_as_words)
     }
 
     /// Re-reads small text the primary language read badly (lines less tall than the language retry
@@ -892,13 +892,15 @@ impl TesseractOcr {
         if spans.is_empty() {
             return Ok(());
         }
-        reread(&mut engines.primary, img, factor, 2, spans, self.config.deadline, words)
+        reread(&mut engines.primary, img, factor, 2, spans, self.config.deadline, words, |_| true)
     }
 }
 
 /// Re-reads each span of `img` (read at `factor`) with `engine`, one line at a time, `scale` times
-/// larger, and keeps the new words where they are read confidently and with more confidence than the
-/// words they replace (`spans`: each span and the indices of its words in `words`).
+/// larger, and keeps the new words where they are read confidently, with more confidence than the
+/// words they replace, and as `plausible` judges them (`spans`: each span and the indices of its words
+/// in `words`).
+#[allow(clippy::too_many_arguments)] // one private call path, each argument a different thing
 fn reread(
     engine: &mut Engine,
     img: &GreyImage,
@@ -907,6 +909,7 @@ fn reread(
     spans: Vec<(Rect, Vec<usize>)>,
     deadline: std::time::Duration,
     words: &mut Vec<Word>,
+    plausible: fn(&[Word]) -> bool,
 ) -> Result<(), OcrError> {
     let ppi = 96 * factor * scale;
     let mut replaced = vec![false; words.len()];
@@ -947,7 +950,7 @@ fn reread(
         let after = mean(&mut again.iter());
         // Icons and title-bar fragments also read badly in every language, just differently: only a
         // confident reading replaces the first one.
-        if again.is_empty() || after <= before || after < RETRY_ACCEPT {
+        if again.is_empty() || after <= before || after < RETRY_ACCEPT || !plausible(&again) {
             continue;
         }
         for &i in &members {

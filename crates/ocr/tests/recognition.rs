@@ -248,3 +248,26 @@ fn small_status_text_is_read_whole_and_never_as_thai() {
         );
     }
 }
+
+/// Toolbar glyphs (what icons look like to OCR): drawn in rows, large and small, beside real words.
+const ICON_ROWS: [&str; 4] =
+    ["ƒx  Σ  ⚙  ✂  ⎘  ★  ✎  ☰", "⏎  ⌫  ⇥  ⌘  ⌥  ⎋  ⏏", "◀  ▶  ⟳  ⊕  ⊖  ⊗  ⊘", "☐  ☑  ☒  ✓  ✗  ⚑  ⚐"];
+
+#[test]
+fn icon_glyphs_are_never_read_as_thai() {
+    let _serial = serial();
+    init_log();
+    let sb = desktop();
+    let mut markup: Vec<String> = ICON_ROWS.iter().map(|r| format!("<span size=\"xx-large\">{r}</span>")).collect();
+    markup.extend(ICON_ROWS.iter().map(|r| format!("<span size=\"large\">{r}</span>")));
+    markup.push("Budget for the second quarter".into());
+    let dialog = info_dialog(&sb, "Toolbar", &markup.join("\n"));
+    let frame = capture_settled(&sb, something_drawn);
+    let ocr = ocr();
+    let lines = ocr.recognize(&frame, None).expect("recognize");
+    stop(dialog);
+    let thai = |s: &str| s.chars().any(|c| ('\u{0E00}'..='\u{0E7F}').contains(&c));
+    let misread: Vec<&str> = lines.iter().map(|l| l.text.as_str()).filter(|t| thai(t)).collect();
+    assert!(misread.is_empty(), "icons read as Thai: {misread:?}\n{}", dump(&lines));
+    assert!(lines.iter().any(|l| l.text.contains("Budget for the second quarter")), "{}", dump(&lines));
+}
