@@ -426,9 +426,15 @@ pub(crate) fn for_class<'a>(entries: &'a [DesktopEntry], instance: &str, class: 
         Some(if first.hidden { owners.find(|e| !e.hidden).unwrap_or(first) } else { first })
     };
     // Among guesses, the entry named after the class is the app itself, not one of its helpers
-    // (`xfce4-terminal.desktop`, not `xfce4-terminal-settings.desktop`, which runs the same program).
+    // (`xfce4-terminal.desktop`, not `xfce4-terminal-settings.desktop`, which runs the same program;
+    // `org.xfce.mousepad.desktop`, not `org.xfce.mousepad-settings.desktop`); else the one that runs
+    // the program without options of its own (a helper passes one: `--preferences`).
+    let named_after =
+        |e: &DesktopEntry| eq(e.stem(), class) || e.stem().rsplit('.').next().is_some_and(|l| eq(l, class));
+    let plain = |e: &DesktopEntry| e.argv.iter().skip(1).all(|a| a.starts_with('%'));
     pick(&|e| e.declares_class(class))
-        .or_else(|| pick(&|e| e.guesses_class(class) && eq(e.stem(), class)))
+        .or_else(|| pick(&|e| e.guesses_class(class) && named_after(e)))
+        .or_else(|| pick(&|e| e.guesses_class(class) && plain(e)))
         .or_else(|| pick(&|e| e.guesses_class(class)))
         .or_else(|| pick(&|e| !instance.is_empty() && e.startup_wm_class.as_deref() == Some(instance)))
 }
@@ -621,6 +627,20 @@ mod tests {
         let all4 = vec![settings, terminal];
         let owner = for_class(&all4, "xfce4-terminal", "Xfce4-terminal").map(|e| e.name.as_str());
         assert_eq!(owner, Some("Xfce Terminal"));
+        // Reverse-DNS names, the settings entry listed first (as Debian's mousepad installs them).
+        let settings = entry(
+            "org.xfce.mousepad-settings.desktop",
+            "[Desktop Entry]\nName=Text Editor Settings\nExec=mousepad --preferences\nType=Application\n",
+        );
+        let editor =
+            entry("org.xfce.mousepad.desktop", "[Desktop Entry]\nName=Mousepad\nExec=mousepad %U\nType=Application\n");
+        let owner = for_class(&[settings.clone(), editor.clone()], "mousepad", "Mousepad").map(|e| e.name.clone());
+        assert_eq!(owner.as_deref(), Some("Mousepad"));
+        // Named after neither: the entry that runs the program without options of its own.
+        let settings = DesktopEntry { id: "a-settings.desktop".into(), ..settings };
+        let editor = DesktopEntry { id: "b-editor.desktop".into(), ..editor };
+        let owner = for_class(&[settings, editor], "mousepad", "Mousepad").map(|e| e.name.clone());
+        assert_eq!(owner.as_deref(), Some("Mousepad"));
         assert_eq!(for_class(&all3, "xterm", "FakeApp"), None);
     }
 

@@ -58,3 +58,53 @@ fn newlines_and_tabs_typed_into_a_text_view_arrive_exactly_and_are_read_back() {
     drop(app);
     sandbox.stop().expect("clean teardown");
 }
+
+/// Mousepad, the Xfce text editor as Debian ships it: named after its own desktop entry (not the
+/// settings entry that runs the same program), and text with a newline and a Tab typed into it
+/// arrives once, exactly, as the file it saves says.
+#[test]
+fn text_typed_into_mousepad_arrives_once_and_is_what_it_saves() {
+    assert!(
+        std::path::Path::new("/usr/bin/mousepad").exists(),
+        "Mousepad is installed (scripts/setup-desktop installs mousepad)"
+    );
+    let sandbox = Sandbox::start(SandboxOptions { parent_death_signal: false, ..SandboxOptions::default() })
+        .expect("sandbox starts");
+    let _terminal = handrail_testkit::TerminalBeside::start(|program| sandbox.command(program));
+    let dir = sandbox.root().join("mousepad");
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let file = dir.join("shopping.txt");
+    std::fs::write(&file, "").expect("an empty file");
+    let child = sandbox
+        .command("mousepad")
+        .arg(&file)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("mousepad starts");
+    let app = handrail_testkit::Spawned(child);
+    let desktop = common::full_desktop(&sandbox);
+    let mut engine = Engine::new(desktop, Config { vision: Vision::Capable, ..Config::default() });
+    engine.begin_turn(Turn { id: "mousepad".into(), intent: "write the list".into(), mode: Mode::Interactive });
+
+    let is_editor = |e: &&handrail_core::Element| e.role.as_str() == "text_area";
+    let see = common::see_within(&mut engine, std::time::Duration::from_secs(60), |o| {
+        o.observation.as_ref().is_some_and(|obs| obs.elements.iter().any(|e| is_editor(&e)))
+    });
+    let header = see.text();
+    assert!(header.contains("app=\"Mousepad\""), "{header}");
+    let editor =
+        see.observation.as_ref().and_then(|obs| obs.elements.iter().find(is_editor)).cloned().expect("the editor");
+    let list = "Shopping\n\tbread, ขนมปัง, パン\n\tmilk";
+    let o = common::act_on(&mut engine, &see, "type", &editor, &[("text", list)]);
+    assert_eq!(o.status, Status::Ok, "{}", o.text());
+    assert!(matches!(o.typing, Some(TypingCheck::Arrived { .. })), "{}", o.text());
+    let o = engine.call_args(&common::raw(&[("action", "key"), ("keys", "ctrl+s")]));
+    assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
+    let saved = common::file_once(&file, std::time::Duration::from_secs(20), |held| !held.is_empty());
+    assert_eq!(saved.trim_end_matches('\n'), list, "Mousepad saved exactly what was typed, once");
+    drop(engine);
+    drop(app);
+    sandbox.stop().expect("clean teardown");
+}
