@@ -8,6 +8,8 @@
 //! rest become `text` elements of their own. Secure fields lose their value here, and OCR text over them
 //! is dropped, whatever a backend did.
 
+use std::collections::HashMap;
+
 use handrail_platform::{AxSnapshot, OcrLine, Rect, Role, Size, States};
 
 use crate::ids::ElementId;
@@ -137,6 +139,11 @@ pub fn merge(ax: &AxSnapshot, ocr: &[OcrLine], geo: Geometry) -> Merged {
             })
         })
         .collect();
+    // The same element exposed twice (GTK 3 lists a combo box's open menu under the combo and again
+    // as its popup window: every item twice, at the same place) is listed once; what hangs under the
+    // second copy hangs under the first.
+    let twin = twins(&elements, &redundant);
+    let redundant: Vec<bool> = redundant.iter().zip(&twin).map(|(r, t)| *r || t.is_some()).collect();
 
     // Fold OCR lines in.
     let mut extra: Vec<Element> = Vec::new();
@@ -196,7 +203,7 @@ pub fn merge(ax: &AxSnapshot, ocr: &[OcrLine], geo: Geometry) -> Merged {
     // Drop redundant children, re-pointing parent links, then order and append OCR-only text. Focus on
     // a dropped child is its parent's: keyboard input reaches the element the model can name.
     for i in (0..elements.len()).rev().filter(|&i| redundant[i]) {
-        if let (true, Some(p)) = (elements[i].states.contains(States::FOCUSED), elements[i].detail.parent) {
+        if let (true, Some(p)) = (elements[i].states.contains(States::FOCUSED), twin[i].or(elements[i].detail.parent)) {
             elements[p].states.insert(States::FOCUSED);
         }
     }
@@ -209,10 +216,30 @@ pub fn merge(ax: &AxSnapshot, ocr: &[OcrLine], geo: Geometry) -> Merged {
         }
     }
     for e in &mut kept {
-        e.detail.parent = e.detail.parent.and_then(|p| remap[p]);
+        e.detail.parent = e.detail.parent.and_then(|p| remap[twin[p].unwrap_or(p)]);
     }
     kept.extend(extra);
     order(kept)
+}
+
+/// For each element that repeats an earlier one of the same app exactly (role, label, value, place),
+/// that earlier one.
+fn twins(elements: &[Element], redundant: &[bool]) -> Vec<Option<usize>> {
+    let mut first: HashMap<(Role, &str, Option<&str>, Rect, &str), usize> = HashMap::new();
+    let mut twin = vec![None; elements.len()];
+    for (i, e) in elements.iter().enumerate() {
+        if redundant[i] || e.bounds.is_empty() {
+            continue;
+        }
+        let key = (e.role, e.label.as_str(), e.value.as_deref(), e.bounds, e.app.as_str());
+        match first.get(&key) {
+            Some(&j) => twin[i] = Some(j),
+            None => {
+                first.insert(key, i);
+            }
+        }
+    }
+    twin
 }
 
 /// The element an OCR line repeats, if any: one it overlaps that shows the same text, or one it lies
@@ -527,6 +554,38 @@ mod tests {
         assert!(apps.contains(&("OK", "App")), "another app keeps its name: {apps:?}");
         name_front_app(&mut m.elements, None);
         assert!(m.elements.iter().any(|e| e.app == "Xfce Terminal"));
+    }
+
+    #[test]
+    fn an_element_exposed_twice_is_listed_once() {
+        // A GTK 3 combo box's open menu, under the combo and again as its popup window.
+        let item = |name: &str, y, parent| node(Role::MenuItem, name, Rect::new(603, y, 93, 29), Some(parent));
+        let ax = AxSnapshot::new(
+            AxHealth::Ok,
+            vec![
+                node(Role::ComboBox, "Size", Rect::new(603, 396, 93, 34), None),
+                node(Role::Menu, "", Rect::new(603, 397, 93, 95), Some(0)),
+                item("Small", 401, 1),
+                item("Medium", 430, 1),
+                node(Role::Window, "", Rect::new(603, 397, 93, 95), None),
+                node(Role::Menu, "", Rect::new(603, 397, 93, 95), Some(4)),
+                item("Small", 401, 5),
+                item("Medium", 430, 5),
+                // The same name elsewhere is another element.
+                node(Role::MenuItem, "Small", Rect::new(10, 10, 93, 29), None),
+            ],
+        );
+        let m = merge(&ax, &[], GEO);
+        let items: Vec<(&str, i32)> =
+            m.elements.iter().filter(|e| e.role == Role::MenuItem).map(|e| (e.label.as_str(), e.bounds.y)).collect();
+        assert_eq!(items, [("Small", 10), ("Small", 401), ("Medium", 430)]);
+        let menu = m.elements.iter().position(|e| e.role == Role::Menu).expect("one menu");
+        assert_eq!(m.elements.iter().filter(|e| e.role == Role::Menu).count(), 1);
+        assert!(m
+            .elements
+            .iter()
+            .filter(|e| e.role == Role::MenuItem && e.bounds.y > 400)
+            .all(|e| e.detail.parent == Some(menu)));
     }
 
     #[test]

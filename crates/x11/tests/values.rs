@@ -77,3 +77,32 @@ fn values_and_labels_read_as_the_app_holds_them() {
     drop(app);
     sandbox.stop().expect("clean teardown");
 }
+
+/// GTK 3 exposes a combo box's open menu twice (under the combo, and as its popup window): each item is
+/// listed once, and the one picked is what the app receives (zenity prints the form's values on OK).
+#[test]
+fn an_open_combo_menu_is_listed_once_and_the_pick_reaches_the_app() {
+    let sandbox = Sandbox::start(SandboxOptions { parent_death_signal: false, ..SandboxOptions::default() })
+        .expect("sandbox starts");
+    let mut command = sandbox.command("zenity");
+    command.args(["--forms", "--title", "Order", "--add-combo", "Size", "--combo-values", "Small|Medium|Large"]);
+    let mut app = LineApp::spawn(command);
+    let desktop = common::full_desktop(&sandbox);
+    let mut engine = Engine::new(desktop, Config { vision: Vision::Capable, ..Config::default() });
+    engine.begin_turn(Turn { id: "order".into(), intent: "order a medium size".into(), mode: Mode::Interactive });
+    let see = see_until(&mut engine, |o| find(o, "combo_box", "Size").is_some());
+    act(&mut engine, &see, "click", "combo_box", "Size", &[]);
+    let open = see_until(&mut engine, |o| find(o, "menu_item", "Medium").is_some());
+    for item in ["Small", "Medium", "Large"] {
+        let n = elements(&open).iter().filter(|e| e.role.as_str() == "menu_item" && e.label == item).count();
+        assert_eq!(n, 1, "{item} listed once\n{}", open.text());
+    }
+    assert_eq!(elements(&open).iter().filter(|e| e.role.as_str() == "menu").count(), 1, "{}", open.text());
+    let o = act(&mut engine, &open, "click", "menu_item", "Medium", &[]);
+    assert_eq!(value(&o, "combo_box", "Size"), Some("Medium"), "{}", o.text());
+    act(&mut engine, &o, "click", "button", "OK", &[]);
+    let said = app.wait_for_within(std::time::Duration::from_secs(10), |l| !l.is_empty());
+    assert_eq!(said.as_deref(), Some("Medium"), "zenity printed: {:?}", app.seen);
+    drop(engine);
+    sandbox.stop().expect("clean teardown");
+}
