@@ -78,8 +78,11 @@ fn chromium_form_roles_labels_and_secure_password() {
         assert!(!leaked, "secret leaked: {n:?}");
     }
 
-    // One focused node at most (Chromium's hidden popups keep focused documents of their own).
-    assert!(snap.nodes.iter().filter(|n| n.states.contains(States::FOCUSED)).count() <= 1, "{}", common::dump(&snap));
+    // One focused node at most that takes any room (Chromium's omnibox popups keep focused documents of
+    // their own; right after start their windows may say they are shown a moment, their documents 0x0,
+    // which the engine never lists).
+    let focused = snap.nodes.iter().filter(|n| n.states.contains(States::FOCUSED) && !n.bounds.is_empty());
+    assert!(focused.count() <= 1, "{}", common::dump(&snap));
 
     // A warm snapshot reuses the page and equals a cold walk.
     wait_for(&source, &limits, Duration::from_secs(10), |_| source.last_stats().windows_walked == 0)
