@@ -270,15 +270,78 @@ impl GreyImage {
                 bg[r * cols + c] = dominant(&sum, BG_COVERAGE);
             }
         }
-        for (y, row) in self.data.chunks_exact_mut(w).enumerate() {
+        // A cell split between two flat regions (a banner or a selected row thinner than a cell, or
+        // straddling two) has two backgrounds: there each row takes the one of its own stretch (three
+        // cells wide), so the text on the banner is ink against the banner, not holes in a dark slab.
+        // Both levels must fill a whole row of the cell's stretch somewhere (a banner's margin, the
+        // window beside it): the flat ink of large text never does.
+        let mixed: Vec<Option<(u8, u8)>> = hists
+            .iter()
+            .enumerate()
+            .map(|(i, hist)| {
+                let (r, c) = (i / cols, i % cols);
+                let (a, b) = two_flat_levels(hist)?;
+                let (x0, x1) = ((c * CELL).saturating_sub(CELL), ((c + 2) * CELL).min(w));
+                let fills = |level: u8| {
+                    (r * CELL..((r + 1) * CELL).min(h)).any(|y| {
+                        let stretch = &self.data[y * w + x0..y * w + x1];
+                        let near = stretch.iter().filter(|&&p| usize::from(p.abs_diff(level)) <= BG_TOLERANCE).count();
+                        near * 20 >= stretch.len() * 19
+                    })
+                };
+                (fills(a) && fills(b)).then_some((a, b))
+            })
+            .collect();
+        let mut row_bg: Vec<Option<u8>> = vec![None; cols];
+        for y in 0..h {
             let base = (y / CELL) * cols;
+            let row = &self.data[y * w..(y + 1) * w];
+            for c in 0..cols {
+                // Of the cell's two levels, the one more of this row's stretch is near.
+                row_bg[c] = mixed[base + c].map(|(a, b)| {
+                    let stretch = &row[(c * CELL).saturating_sub(CELL)..((c + 2) * CELL).min(w)];
+                    let near = |l: u8| stretch.iter().filter(|&&p| usize::from(p.abs_diff(l)) <= BG_TOLERANCE).count();
+                    if near(b) > near(a) {
+                        b
+                    } else {
+                        a
+                    }
+                });
+            }
+            let row = &mut self.data[y * w..(y + 1) * w];
             for (x, p) in row.iter_mut().enumerate() {
-                if let Some(b) = bg[base + x / CELL] {
+                if let Some(b) = row_bg[x / CELL].or(bg[base + x / CELL]) {
                     *p = ink(u32::from((*p).abs_diff(b)));
                 }
             }
         }
     }
+}
+
+/// Each of a mixed cell's two flat levels covers at least this much of it.
+const MIXED_SHARE: f32 = 0.15;
+
+/// The two flat levels of a cell that holds two far apart, each covering a good part of it: it straddles the
+/// edge of a banner, a bar or a selected row. (Text on one background is anti-aliased over many levels:
+/// its ink rarely makes a second flat level that large.)
+fn two_flat_levels(hist: &[u32; 256]) -> Option<(u8, u8)> {
+    let total: u32 = hist.iter().sum();
+    if total == 0 {
+        return None;
+    }
+    // Pixels within ±BG_TOLERANCE of each level, from running sums.
+    let mut below = [0u32; 257];
+    for (l, &n) in hist.iter().enumerate() {
+        below[l + 1] = below[l] + n;
+    }
+    let window =
+        |centre: usize| below[(centre + BG_TOLERANCE + 1).min(256)] - below[centre.saturating_sub(BG_TOLERANCE)];
+    let first = (0..256).max_by_key(|&l| (window(l), std::cmp::Reverse(l))).unwrap_or(0);
+    let far = |l: usize| l.abs_diff(first) as u32 > INK_KNEE;
+    let second = (0..256).filter(|&l| far(l)).max_by_key(|&l| window(l));
+    let share = |l: usize| window(l) as f32 / total as f32;
+    let second = second.filter(|&s| share(first) >= MIXED_SHARE && share(s) >= MIXED_SHARE)?;
+    Some((first as u8, second as u8))
 }
 
 /// Dark runs at least this long (pixels) are lines, bars and slabs, not strokes of text.
@@ -463,6 +526,34 @@ mod tests {
         assert_eq!(at(8, 22), 0, "dark ink stays dark");
         assert_eq!(at(88, 22), 0, "light ink on a dark bar becomes dark");
         assert_eq!((ink(0), ink(56), ink(60), ink(100), ink(200)), (255, 255, 239, 79, 0));
+    }
+
+    #[test]
+    fn light_text_on_a_banner_thinner_than_a_cell_becomes_dark_ink_on_white() {
+        // A 14 px crimson (grey 84) banner from y 24 to 37 across a light window (245), half in one row
+        // of cells and half in the next, with light text (245) in its middle rows: as Mousepad's warning
+        // bar draws it. Neither row of cells has the banner as its background.
+        let (w, h) = (160usize, 64usize);
+        let mut data = vec![245u8; w * h];
+        for y in 24..38 {
+            for x in 0..w {
+                let text = (27..35).contains(&y) && (20..140).contains(&x) && x % 6 < 2;
+                data[y * w + x] = if text { 245 } else { 84 };
+            }
+        }
+        let mut g = GreyImage { width: w as u32, height: h as u32, data };
+        // As a piece is prepared.
+        g.normalize_background();
+        g.erase_long_runs(LONG_RUN);
+        let at = |x: usize, y: usize| g.data[y * w + x];
+        for x in (20..140).filter(|x| x % 6 < 2) {
+            for y in 27..35 {
+                assert_eq!(at(x, y), 0, "text at {x},{y} is dark ink");
+            }
+        }
+        for (x, y) in [(23, 30), (50, 25), (100, 36), (5, 10), (5, 50), (150, 31)] {
+            assert_eq!(at(x, y), 255, "background at {x},{y} is white");
+        }
     }
 
     #[test]
