@@ -862,11 +862,13 @@ impl TesseractOcr {
         if spans.is_empty() {
             return Ok(());
         }
-        let secondary = match &mut engines.secondary {
-            Some(e) => e,
-            None => engines.secondary.insert(self.new_engine(spec)?),
-        };
-        reread(secondary, img, factor, 1, spans, self.config.deadline, words, layout::reads_as_words)
+        if engines.secondary.is_none() {
+            engines.secondary = Some(self.new_engine(spec)?);
+        }
+        let Engines { primary, secondary } = engines;
+        let Some(secondary) = secondary.as_mut() else { return Ok(()) };
+        let deadline = self.config.deadline;
+        reread(secondary, img, factor, 1, spans, deadline, words, layout::reads_as_words, Some(primary))
     }
 
     /// Re-reads small text the primary language read badly (lines less tall than the language retry
@@ -892,7 +894,7 @@ impl TesseractOcr {
         if spans.is_empty() {
             return Ok(());
         }
-        reread(&mut engines.primary, img, factor, 2, spans, self.config.deadline, words, |_| true)
+        reread(&mut engines.primary, img, factor, 2, spans, self.config.deadline, words, |_| true, None)
     }
 }
 
@@ -910,48 +912,37 @@ fn reread(
     deadline: std::time::Duration,
     words: &mut Vec<Word>,
     plausible: fn(&[Word]) -> bool,
+    mut first_language: Option<&mut Engine>,
 ) -> Result<(), OcrError> {
-    let ppi = 96 * factor * scale;
     let mut replaced = vec![false; words.len()];
     let mut extra = Vec::new();
     for (span, members) in spans {
         // A little background around the line, as Tesseract expects.
         let h = span.height;
         let read = changes::pad(&span, h / 2, h / 3, &img.bounds());
-        let t = Instant::now();
-        let piece = img.crop(read).upscale(scale);
-        let mut again = engine.recognize(&piece, PageSegMode::SingleLine, ppi, deadline)?;
-        log::trace!("ocr: re-read {span:?} ({} words) at {scale}x in {:?}", members.len(), t.elapsed());
-        let mean = |ws: &mut dyn Iterator<Item = &Word>| {
-            let (sum, n) = ws.fold((0.0f32, 0usize), |(s, n), w| {
-                let c = w.text.chars().count();
-                (s + w.confidence * c as f32, n + c)
-            });
-            if n == 0 {
-                0.0
-            } else {
-                sum / n as f32
-            }
-        };
-        // Back to the image's coordinates. Only words centred in the span count (the margin may catch
-        // the edge of a neighbouring line), and their boxes are clipped to the span: the primary's box
-        // of the whole line is tight, while Thai tokens' boxes often reach into the next line.
-        again.retain_mut(|w| {
-            w.bounds = unscale(&w.bounds, &read, scale);
-            match w.bounds.intersection(&span) {
-                Some(clipped) if span.contains(w.bounds.center()) => {
-                    w.bounds = clipped;
-                    true
-                }
-                _ => false,
-            }
-        });
-        let before = mean(&mut members.iter().map(|&i| &words[i]));
-        let after = mean(&mut again.iter());
+        let mut again = read_line(engine, img, read, &span, factor, scale, deadline)?;
+        log::trace!("ocr: re-read {span:?} ({} words) at {scale}x", members.len());
+        let before = mean_confidence(members.iter().map(|&i| &words[i]));
+        let after = mean_confidence(again.iter());
         // Icons and title-bar fragments also read badly in every language, just differently: only a
         // confident reading replaces the first one.
         if again.is_empty() || after <= before || after < RETRY_ACCEPT || !plausible(&again) {
             continue;
+        }
+        // A short line the other language reads well may be small Latin it takes for its own script
+        // ("4 items" as "4 1 ไอทาร" in a status bar): the first language reads it once more alone,
+        // twice as large, and keeps it when it is as sure.
+        let short = again.iter().map(|w| w.text.chars().filter(|c| !c.is_whitespace()).count()).sum::<usize>()
+            <= SECOND_OPINION_CHARS;
+        if let (true, Some(first)) = (short, first_language.as_deref_mut()) {
+            let own = read_line(first, img, read, &span, factor, 2, deadline)?;
+            let own_mean = mean_confidence(own.iter());
+            log::trace!("ocr: {span:?} in the first language at 2x: {own_mean:.0} against {after:.0}");
+            // The first language reads another script as Latin soup at 0–30; words it reads at 60 or
+            // more are its own, however sure the other language is of its glyphs.
+            if own_mean >= SECOND_OPINION_ACCEPT && layout::reads_as_words(&own) {
+                again = own;
+            }
         }
         for &i in &members {
             replaced[i] = true;
@@ -965,6 +956,52 @@ fn reread(
     });
     words.append(&mut extra);
     Ok(())
+}
+
+/// Another language's reading of at most this many characters is checked against the first
+/// language's, read alone at twice the size (see [`reread`]).
+const SECOND_OPINION_CHARS: usize = 16;
+/// The first language's own reading of such a line wins at this mean confidence.
+const SECOND_OPINION_ACCEPT: f32 = 60.0;
+
+/// Reads `read` of `img` (read at `factor`) as one line, `scale` times larger; the words centred in
+/// `span`, back in the image's coordinates and clipped to `span` (the margin may catch the edge of a
+/// neighbouring line, and Thai tokens' boxes often reach into the next line).
+fn read_line(
+    engine: &mut Engine,
+    img: &GreyImage,
+    read: Rect,
+    span: &Rect,
+    factor: u32,
+    scale: u32,
+    deadline: std::time::Duration,
+) -> Result<Vec<Word>, OcrError> {
+    let piece = img.crop(read).upscale(scale);
+    let mut words = engine.recognize(&piece, PageSegMode::SingleLine, 96 * factor * scale, deadline)?;
+    words.retain_mut(|w| {
+        w.bounds = unscale(&w.bounds, &read, scale);
+        match w.bounds.intersection(span) {
+            Some(clipped) if span.contains(w.bounds.center()) => {
+                w.bounds = clipped;
+                true
+            }
+            _ => false,
+        }
+    });
+    Ok(words)
+}
+
+/// Mean confidence of `words`, weighted by their characters.
+fn mean_confidence<'a>(words: impl Iterator<Item = &'a Word>) -> f32 {
+    let (sum, n) = words.fold((0.0f32, 0usize), |(s, n), w| {
+        let c = w.text.chars().count();
+        (s + w.confidence * c as f32, n + c)
+    });
+    if n == 0 {
+        0.0
+    } else {
+        sum / n as f32
+    }
 }
 
 /// A box Tesseract found in the `factor`-times upscaled image of `read`, back in the pixels `read` is

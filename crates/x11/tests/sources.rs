@@ -189,3 +189,55 @@ fn a_window_bare_in_the_tree_is_said_with_the_switch_that_fills_it() {
     drop(engine);
     sandbox.stop().expect("clean teardown");
 }
+
+/// PCManFM (GTK 2: not on the accessibility bus here) shows its files as icons with their names under
+/// them and "4 items" in small type in its status bar: all of it is read off the screen, in Latin
+/// (the Thai retry once read the status as "4 1 ไอทาร").
+#[test]
+fn a_file_managers_names_and_status_are_read_off_the_screen_as_latin() {
+    assert!(
+        std::path::Path::new("/usr/bin/pcmanfm").exists(),
+        "PCManFM is installed (scripts/setup-desktop installs pcmanfm)"
+    );
+    let sandbox = Sandbox::start(SandboxOptions { parent_death_signal: false, ..SandboxOptions::default() })
+        .expect("sandbox starts");
+    let dir = sandbox.root().join("files");
+    std::fs::create_dir_all(&dir).expect("a folder");
+    for name in ["budget-2026.ods", "holiday.jpg", "letter.txt", "notes.md"] {
+        std::fs::write(dir.join(name), "x").expect("a file");
+    }
+    let child = sandbox
+        .command("pcmanfm")
+        .arg("--no-desktop")
+        .arg(&dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("pcmanfm starts");
+    let _app = handrail_testkit::Spawned(child);
+    let ocr = handrail_ocr::TesseractOcr::new(handrail_ocr::TesseractConfig::default());
+    let mut engine =
+        engine_for(&sandbox, Box::new(handrail_atspi::AtspiSource::new(sandbox.bus_address())), Box::new(ocr));
+    let start = std::time::Instant::now();
+    let labels = loop {
+        let o = engine.call_args(&raw(&[("action", "see")]));
+        let labels: Vec<String> = o
+            .observation
+            .as_ref()
+            .map(|obs| obs.elements.iter().map(|e| e.label.clone()).collect())
+            .unwrap_or_default();
+        if labels.iter().any(|l| l.contains("items")) && labels.iter().any(|l| l.contains("notes.md")) {
+            break labels;
+        }
+        assert!(start.elapsed() < std::time::Duration::from_secs(30), "the folder never showed: {}", o.text());
+        std::thread::sleep(std::time::Duration::from_millis(300)); // polling interval, not a settle wait
+    };
+    let thai = |s: &str| s.chars().any(|c| ('\u{0E00}'..='\u{0E7F}').contains(&c));
+    assert!(!labels.iter().any(|l| thai(l)), "Latin read as Thai: {labels:?}");
+    assert!(labels.iter().any(|l| l == "4 items"), "{labels:?}");
+    for name in ["holiday.jpg", "letter.txt", "notes.md"] {
+        assert!(labels.iter().any(|l| l.contains(name)), "{name} listed: {labels:?}");
+    }
+    drop(engine);
+    sandbox.stop().expect("clean teardown");
+}
