@@ -87,6 +87,22 @@ def _enter_text_2(m):
     return [type_into(nth(ENTRY, 0), "the text field", text), click(by_label("Submit", BUTTON), "Submit")]
 
 
+def _autocomplete(m):
+    """Type the start, pick the suggestion the page lists that fits, submit. The suggestions appear only
+    after the page's own delay: the executor keeps looking until one is listed."""
+    start, end = m[1], m[2] or ""
+
+    def suggestion(elements):
+        found = [e for e in elements
+                 if e["role"] not in ENTRY + ("combo_box", "text") and e["label"] != start
+                 and e["label"].startswith(start) and e["label"].endswith(end)]
+        return (_prefer_ax(found) or [None])[0]
+
+    return [type_into(nth(ENTRY + ("combo_box",), 0), "the field", start),
+            click(suggestion, f"a suggestion starting {start!r} ending {end!r}"),
+            click(by_label("Submit", BUTTON), "Submit")]
+
+
 ORDINALS = {"1st": 0, "2nd": 1, "3rd": 2}
 
 # task -> (the instruction as the page words it, the plan for a matched instruction)
@@ -115,6 +131,8 @@ TASKS = {
     "focus-text": (r"Focus into the textbox\.", lambda m: [click(nth(ENTRY, 0), "the textbox")]),
     "focus-text-2": (r"Focus into the (1st|2nd|3rd) input textbox\.",
                      lambda m: [click(nth(ENTRY, ORDINALS[m[1]]), f"the {m[1]} textbox")]),
+    # A jQuery UI autocomplete: its list shows after a delay, while the executor keeps looking.
+    "use-autocomplete": (r'Enter an item that starts with "(.+?)"(?: and ends with "(.+?)")?\.', _autocomplete),
     "enter-password": (r'Enter the password "(.+)" into both text fields and press submit\.',
                        lambda m: [type_into(nth(PASSWORD, 0), "the Password field", m[1], secret=True),
                                   type_into(nth(PASSWORD, 1), "the Verify password field", m[1], secret=True),
@@ -126,6 +144,9 @@ TASKS = {
 }
 
 PASSWORD_TASKS = ("enter-password", "login-user")
+
+# Run only when named (`--tasks`): not part of the sweep whose results docs/MINIWOB.md reports.
+BY_NAME_ONLY = ("use-autocomplete",)
 
 
 def read_instruction(task, elements):
