@@ -177,6 +177,9 @@ pub fn launch_chromium(sandbox: &Sandbox, url: &str) -> App {
             "--no-sandbox",
             "--test-type",
             "--no-first-run",
+            // As handrail's own launcher: with a keyring daemon installed (gnome-keyring), Chromium
+            // would otherwise ask for a keyring password in a dialog and wait.
+            "--password-store=basic",
             "--disable-background-networking",
             "--disable-component-update",
             "--disable-sync",
