@@ -7,6 +7,7 @@
 
 pub mod absent;
 mod cancel;
+pub mod click_spacing;
 mod element;
 mod frame;
 mod geometry;

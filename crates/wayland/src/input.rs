@@ -19,8 +19,9 @@ use std::io::Write as _;
 use std::os::fd::{AsFd, FromRawFd, OwnedFd};
 use std::sync::{Mutex, MutexGuard};
 use std::thread::sleep;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use handrail_platform::click_spacing::ClickSpacing;
 use handrail_platform::{Input, Key, KeyCombo, MouseButton, PlatformError, Point, ScrollDirection, TextRoute};
 use log::debug;
 use wayland_client::protocol::{wl_pointer, wl_seat};
@@ -82,6 +83,8 @@ struct Devices {
     keyboard: zwp_virtual_keyboard_v1::ZwpVirtualKeyboardV1,
     keymap: Keymap,
     uploaded: bool,
+    /// The last click, so that the next one is never half of a double click.
+    spacing: ClickSpacing,
 }
 
 /// Virtual pointer and keyboard on a wlroots compositor. See the [module docs](self).
@@ -284,7 +287,16 @@ impl WaylandInput {
         bind_outputs(&globals, &mut queue, &mut state)?;
         let pointer = pointers.create_virtual_pointer(Some(&seat), &qh, ());
         let keyboard = keyboards.create_virtual_keyboard(&seat, &qh, ());
-        let mut devices = Devices { conn, queue, state, pointer, keyboard, keymap: Keymap::default(), uploaded: false };
+        let mut devices = Devices {
+            conn,
+            queue,
+            state,
+            pointer,
+            keyboard,
+            keymap: Keymap::default(),
+            uploaded: false,
+            spacing: ClickSpacing::default(),
+        };
         devices.upload_keymap()?;
         devices.sync()?;
         Ok(WaylandInput { devices: Mutex::new(devices) })
@@ -380,6 +392,7 @@ impl Input for WaylandInput {
         }
         let mut d = self.lock();
         d.check_point(at)?;
+        sleep(d.spacing.wait_before(Instant::now(), at, button));
         d.move_to(at);
         let mut held = Held::new(&mut d);
         for i in 0..count {
@@ -390,7 +403,9 @@ impl Input for WaylandInput {
             // Each click leaves promptly, so the gap above is the gap the application sees.
             held.flush()?;
         }
-        Ok(held.finish()?)
+        held.finish()?;
+        d.spacing.clicked(Instant::now(), at, button);
+        Ok(())
     }
 
     fn drag(&self, from: Point, to: Point) -> Result<(), PlatformError> {

@@ -88,6 +88,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
+use handrail_platform::click_spacing::ClickSpacing;
 use handrail_platform::{Input, KeyCombo, Modifiers, MouseButton, PlatformError, Point, ScrollDirection, TextRoute};
 use log::{debug, warn};
 use x11rb::connection::{Connection, RequestConnection as _};
@@ -237,6 +238,8 @@ pub struct X11Input {
     options: InputOptions,
     state: Mutex<State>,
     clipboard: Clipboard,
+    /// The last click, so that the next one is never half of a double click.
+    spacing: Mutex<ClickSpacing>,
 }
 
 impl std::fmt::Debug for X11Input {
@@ -431,6 +434,7 @@ impl X11Input {
             options,
             state: Mutex::new(State { keymap, generation, buttons, borrowed, loaded_at: now }),
             clipboard,
+            spacing: Mutex::new(ClickSpacing::default()),
         };
         input.release_stuck()?;
         Ok(input)
@@ -873,6 +877,8 @@ impl Input for X11Input {
         }
         self.check_point(at)?;
         let b = self.physical_button(button_number(button))?;
+        let mut spacing = self.spacing.lock().unwrap_or_else(PoisonError::into_inner);
+        sleep(spacing.wait_before(Instant::now(), at, button));
         self.moved(at)?;
         let mut held = Held::new(self.c());
         for i in 0..count {
@@ -885,6 +891,7 @@ impl Input for X11Input {
             self.c().flush().map_err(X11Error::from)?;
         }
         drop(held);
+        spacing.clicked(Instant::now(), at, button);
         Ok(self.sync()?)
     }
 
