@@ -21,17 +21,6 @@ use handrail_ocr::{TesseractConfig, TesseractOcr};
 use handrail_platform::Ocr;
 use handrail_sandbox::Sandbox;
 
-/// Short status texts in small type, as file managers and editors draw them.
-const SMALL: [&str; 8] = [
-    "2 items",
-    "14 files selected",
-    "Free space: 3.1 GB",
-    "Ln 3, Col 7",
-    "Sel. Chars: 0",
-    "Words: 12",
-    "100%",
-    "UTF-8",
-];
 /// Toolbar glyphs: what icons look like to OCR. Not text: none of it is in the truth.
 const ICONS: [&str; 2] = ["ƒx  Σ  ⚙  ✂  ⎘  ★  ✎  ☰", "◀  ▶  ⟳  ⊕  ⊖  ⊗  ⊘"];
 const FILES: [(&str, &str); 5] = [
@@ -111,13 +100,13 @@ fn capture_all(dir: &Path) {
     shot(&sb, dir, &Screen { name: "calendar", truth, thai_shown: false });
     common::stop(app);
 
-    let markup: Vec<String> = SMALL
+    let markup: Vec<String> = common::SMALL_LATIN
         .iter()
         .enumerate()
         .map(|(i, t)| format!("<span size=\"{}\">{t}</span>", if i % 2 == 0 { "x-small" } else { "small" }))
         .collect();
     let app = zenity(&sb, "Status", &["--info", "--no-wrap", "--text", &markup.join("\n")]);
-    shot(&sb, dir, &Screen { name: "small_status", truth: lines(&SMALL), thai_shown: false });
+    shot(&sb, dir, &Screen { name: "small_status", truth: lines(&common::SMALL_LATIN), thai_shown: false });
     common::stop(app);
 
     let mut markup: Vec<String> = ICONS.iter().map(|r| format!("<span size=\"xx-large\">{r}</span>")).collect();

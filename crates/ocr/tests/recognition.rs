@@ -207,18 +207,6 @@ fn terminal_regions_are_read_on_their_own_and_remembered() {
     );
 }
 
-/// Short Latin status texts in small type, as file managers and editors draw them.
-const SMALL_LATIN: [&str; 8] = [
-    "2 items",
-    "14 files selected",
-    "Free space: 3.1 GB",
-    "Ln 3, Col 7",
-    "Sel. Chars: 0",
-    "Words: 12",
-    "100%",
-    "UTF-8",
-];
-
 #[test]
 fn small_status_text_is_read_whole_and_never_as_thai() {
     let _serial = serial();
