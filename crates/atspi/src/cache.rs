@@ -162,8 +162,8 @@ pub struct Dirty {
     pub all: bool,
     pub objects: HashMap<ObjRef, Reach>,
     pub events: u64,
-    /// Containers' active descendants as their events named them, latest last.
-    pub active: Vec<(ObjRef, ObjRef)>,
+    /// Each container's active descendant as its latest event named it.
+    pub active: HashMap<ObjRef, ObjRef>,
 }
 
 /// Beyond this many distinct objects, tracking them costs more than re-walking.
@@ -188,13 +188,13 @@ pub fn children_of(nodes: &[AxNode], paths: &[Arc<str>], at: usize) -> Vec<(Arc<
 }
 
 impl Dirty {
-    /// The container at `bus` `path` made `descendant` its active one (kept however many events
-    /// arrive: the container's own change is noted as its event's reach).
+    /// The container at `bus` `path` made `descendant` its active one (its own change is noted as its
+    /// event's reach).
     pub fn note_active(&mut self, bus: &str, path: &str, descendant: ObjRef) {
-        if self.active.len() >= MAX_TRACKED {
-            self.active.remove(0);
+        let container = ObjRef::new(bus, path);
+        if self.active.len() < MAX_TRACKED || self.active.contains_key(&container) {
+            self.active.insert(container, descendant);
         }
-        self.active.push((ObjRef::new(bus, path), descendant));
     }
 
     pub fn note(&mut self, bus: &str, path: &str, reach: Reach) {
@@ -527,7 +527,7 @@ mod tests {
         let mut d = Dirty::default();
         d.note_active(":1.2", "/sheet", ObjRef::new(":1.2", "/a1"));
         d.note_active(":1.2", "/sheet", ObjRef::new(":1.2", "/a2"));
-        cache.active_descendants.extend(d.active.drain(..));
+        cache.active_descendants.extend(d.active.drain());
         assert_eq!(cache.active_descendants.get(&sheet), Some(&ObjRef::new(":1.2", "/a2")), "the latest wins");
         cache.clear_windows();
         assert!(cache.windows.is_empty());

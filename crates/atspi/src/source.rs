@@ -142,7 +142,7 @@ impl Accessibility for AtspiSource {
             log::debug!("cannot bound writes: {e}");
         }
         let mut dirty = std::mem::take(&mut *conn.dirty.lock().unwrap_or_else(PoisonError::into_inner));
-        inner.cache.active_descendants.extend(dirty.active.drain(..));
+        inner.cache.active_descendants.extend(dirty.active.drain());
         let plan = dirty.plan(&inner.cache);
         let walk_deadline = deadline.checked_sub(ASSEMBLY_MARGIN.min(limits.deadline / 10)).unwrap_or(deadline);
         let result = walk::walk(&mut conn.bus, limits, walk_deadline, &inner.cache, plan, &conn.dirty);
