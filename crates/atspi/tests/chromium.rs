@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use common::{find, form_html, launch_chromium, serve, test_limits, wait_for, FORM_SECRET};
 use handrail_atspi::AtspiSource;
-use handrail_platform::{Accessibility, AxHealth, AxNode, Role, States};
+use handrail_platform::{Accessibility, AxHealth, AxNode, AxSnapshot, Role, States};
 
 fn attr<'a>(n: &'a AxNode, key: &str) -> Option<&'a str> {
     n.attributes.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
@@ -146,25 +146,9 @@ fn a_changing_page_is_read_again_in_parts_and_equals_a_fresh_walk() {
     assert!(find(&done, Role::Button, "Start 6").is_some(), "{}", common::dump(&done));
 
     // Still now: the cached page, parts spliced in, equals a fresh walk.
-    wait_for(&source, &limits, Duration::from_secs(10), |_| {
-        let s = source.last_stats();
-        s.windows_walked == 0 && s.windows_patched == 0
-    })
-    .unwrap_or_else(|s| panic!("the page never went still:\n{}", common::dump(&s)));
-    let warm = source.snapshot(&limits);
-    source.clear_cache();
-    let cold = source.snapshot(&limits);
-    let cold_calls = source.last_stats().calls;
+    let (warm, cold_calls) = still_cache_equals_a_fresh_walk(&source, &limits);
     // Reading what changed costs a fraction of walking the page.
     assert!(parted.iter().all(|&c| c * 3 < cold_calls), "parts cost {parted:?}, a walk {cold_calls}");
-    let line =
-        |n: &AxNode| format!("{:?} {:?} {:?} {:?} {:?} {:?}", n.role(), n.name, n.value, n.states, n.bounds, n.parent);
-    let (w, c): (Vec<String>, Vec<String>) =
-        (warm.nodes.iter().map(line).collect(), cold.nodes.iter().map(line).collect());
-    assert_eq!(w, c, "the cached page equals a fresh walk");
-    for (w, c) in warm.nodes.iter().zip(&cold.nodes) {
-        assert_eq!(w, c, "every field of every node");
-    }
     assert_eq!(warm.nodes.iter().filter(|n| n.role() == Role::ListItem).count(), 7, "{}", common::dump(&warm));
     sandbox.stop().expect("clean teardown");
 }
@@ -196,22 +180,34 @@ fn a_finished_load_has_the_browser_window_read_again() {
         "the page was read while its picture was loading:\n{}",
         common::dump(&loading)
     );
-    // Past the picture's delay, and still: what the cache gives equals a fresh walk.
-    std::thread::sleep(common::SLOW_RESOURCE);
+    // Once the load has ended (as a source of its own sees it), and still: what the cache gives equals
+    // a fresh walk.
     let fresh = AtspiSource::new(sandbox.bus_address());
     wait_for(&fresh, &limits, Duration::from_secs(20), |s| reload(s).as_deref() == Some("Reload this page"))
         .unwrap_or_else(|s| panic!("the load never ended:\n{}", common::dump(&s)));
-    let warm = wait_for(&source, &limits, Duration::from_secs(10), |_| {
+    let (warm, _) = still_cache_equals_a_fresh_walk(&source, &limits);
+    assert_eq!(reload(&warm).as_deref(), Some("Reload this page"), "{}", common::dump(&warm));
+    sandbox.stop().expect("clean teardown");
+}
+
+/// Waits until a snapshot reads nothing again (no window walked or patched), then asserts that what the
+/// cache gives equals a fresh walk, every field of every node; that snapshot, and the calls of the walk.
+fn still_cache_equals_a_fresh_walk(source: &AtspiSource, limits: &handrail_platform::AxLimits) -> (AxSnapshot, usize) {
+    let warm = wait_for(source, limits, Duration::from_secs(10), |_| {
         let s = source.last_stats();
         s.windows_walked == 0 && s.windows_patched == 0
     })
     .unwrap_or_else(|s| panic!("the page never went still:\n{}", common::dump(&s)));
-    assert_eq!(reload(&warm).as_deref(), Some("Reload this page"), "{}", common::dump(&warm));
     source.clear_cache();
-    let cold = source.snapshot(&limits);
+    let cold = source.snapshot(limits);
+    let cold_calls = source.last_stats().calls;
+    let line =
+        |n: &AxNode| format!("{:?} {:?} {:?} {:?} {:?} {:?}", n.role(), n.name, n.value, n.states, n.bounds, n.parent);
+    let (w, c): (Vec<String>, Vec<String>) =
+        (warm.nodes.iter().map(line).collect(), cold.nodes.iter().map(line).collect());
+    assert_eq!(w, c, "the cached page equals a fresh walk");
     for (w, c) in warm.nodes.iter().zip(&cold.nodes) {
         assert_eq!(w, c, "every field of every node");
     }
-    assert_eq!(warm.nodes.len(), cold.nodes.len());
-    sandbox.stop().expect("clean teardown");
+    (warm, cold_calls)
 }
