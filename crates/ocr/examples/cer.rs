@@ -130,31 +130,22 @@ fn capture_all(dir: &Path) {
     std::fs::create_dir_all(&work).expect("work directory");
     let file = work.join("errands.txt");
     std::fs::write(&file, EDITOR.join("\n") + "\n").expect("editor file");
-    let app = spawn(&sb, "mousepad", &[file.to_str().expect("utf-8 path")]);
+    let app = sb.command("mousepad").arg(&file).stdout(Stdio::null()).stderr(Stdio::null()).spawn();
+    let app = handrail_testkit::Spawned(app.expect("mousepad starts"));
     common::wait_for_window(&sb, "errands.txt");
-    std::thread::sleep(std::time::Duration::from_millis(800)); // its caret and first paint
     let mut truth = lines(&EDITOR);
     truth.extend(["File", "Edit", "Search", "View", "Document", "Help"].iter().map(|s| s.to_string()));
     if sb.command("id").arg("-u").output().is_ok_and(|o| o.stdout.starts_with(b"0\n")) {
         truth.push("Warning: you are using the root account. You may harm your system.".into());
     }
     shot(&sb, dir, &Screen { name: "mousepad", truth, thai_shown: false });
-    common::stop(app);
+    drop(app);
 
     let book = work.join("budget.fods");
-    std::fs::write(&book, fods(&CELLS)).expect("book");
-    let profile = work.join("lo-profile");
-    let mut soffice = sb.command("soffice");
-    soffice
-        .args(["--norestore", "--nologo", "--nofirststartwizard", "--calc"])
-        .arg(format!("-env:UserInstallation=file://{}", profile.display()))
-        .arg(&book)
-        .env("SAL_USE_VCLPLUGIN", "gtk3");
-    let app = soffice.stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("soffice starts");
+    let rows: Vec<&[&str]> = CELLS.chunks(2).collect();
+    std::fs::write(&book, handrail_testkit::flat_ods("Budget", &rows)).expect("book");
+    let app = handrail_testkit::Calc::start(|program| sb.command(program), &work.join("lo-profile"), Some(&book));
     common::wait_for_window(&sb, "budget.fods");
-    std::thread::sleep(std::time::Duration::from_secs(3)); // its tip-of-the-day and toolbars
-    let _ = sb.command("xdotool").args(["key", "Escape"]).status();
-    std::thread::sleep(std::time::Duration::from_millis(800));
     let mut truth = lines(&CELLS);
     truth.extend(
         ["File", "Edit", "View", "Insert", "Format", "Styles", "Sheet", "Data", "Tools", "Window", "Help"]
@@ -164,37 +155,8 @@ fn capture_all(dir: &Path) {
         ["Budget", "Sheet 1 of 1", "Default", "English (USA)", "100%", "DejaVu Sans", "10 pt", "A1"].map(String::from),
     );
     shot(&sb, dir, &Screen { name: "calc", truth, thai_shown: false });
-    common::stop(app);
+    drop(app);
     sb.stop().expect("clean teardown");
-}
-
-fn spawn(sb: &Sandbox, program: &str, args: &[&str]) -> Child {
-    sb.command(program).args(args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("app starts")
-}
-
-/// A flat ODF spreadsheet with `cells` in rows of two.
-fn fods(cells: &[&str]) -> String {
-    let rows: String = cells
-        .chunks(2)
-        .map(|row| {
-            let cells: String = row
-                .iter()
-                .map(|c| {
-                    format!("<table:table-cell office:value-type=\"string\"><text:p>{c}</text:p></table:table-cell>")
-                })
-                .collect();
-            format!("<table:table-row>{cells}</table:table-row>")
-        })
-        .collect();
-    format!(
-        r#"<?xml version="1.0" encoding="UTF-8"?>
-<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"
- xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0"
- xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"
- office:version="1.3" office:mimetype="application/vnd.oasis.opendocument.spreadsheet">
-<office:body><office:spreadsheet><table:table table:name="Budget">{rows}</table:table></office:spreadsheet></office:body></office:document>
-"#
-    )
 }
 
 fn evaluate(dir: &Path) {

@@ -148,6 +148,33 @@ impl TerminalBeside {
     }
 }
 
+/// A flat OpenDocument spreadsheet (what Calc opens and saves as `.fods`): one sheet named `sheet`,
+/// `rows` of text cells.
+pub fn flat_ods(sheet: &str, rows: &[&[&str]]) -> String {
+    let rows: String = rows
+        .iter()
+        .map(|row| {
+            let cells: String = row
+                .iter()
+                .map(|c| {
+                    format!("<table:table-cell office:value-type=\"string\"><text:p>{c}</text:p></table:table-cell>")
+                })
+                .collect();
+            format!("<table:table-row>{cells}</table:table-row>\n")
+        })
+        .collect();
+    format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+ xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0"
+ xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"
+ office:version="1.3" office:mimetype="application/vnd.oasis.opendocument.spreadsheet">
+<office:body><office:spreadsheet><table:table table:name="{sheet}">
+{rows}</table:table></office:spreadsheet></office:body></office:document>
+"#
+    )
+}
+
 /// LibreOffice Calc on a test desktop, with a profile of its own (no first-start wizard, no recovery
 /// of another run) and VCL's GTK 3 plugin, the one on the accessibility bus (without a desktop session
 /// Calc picks X11's, which has none); killed when dropped.

@@ -12,15 +12,6 @@ use handrail_sandbox::{Sandbox, SandboxOptions};
 use common::{file_once, find, raw, see_within};
 
 /// A flat (one XML file) OpenDocument spreadsheet: one sheet, "Budget", with a heading in A1.
-const BOOK: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
-<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"
- xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0"
- xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"
- office:version="1.3" office:mimetype="application/vnd.oasis.opendocument.spreadsheet">
-<office:body><office:spreadsheet><table:table table:name="Budget">
-<table:table-row><table:table-cell office:value-type="string"><text:p>Expense</text:p></table:table-cell></table:table-row>
-</table:table></office:spreadsheet></office:body></office:document>
-"#;
 
 #[test]
 fn text_typed_into_a_calc_cell_is_what_calc_saves() {
@@ -35,7 +26,7 @@ fn text_typed_into_a_calc_cell_is_what_calc_saves() {
     let dir = sandbox.root().join("calc");
     std::fs::create_dir_all(&dir).expect("a directory for the book");
     let book = dir.join("budget.fods");
-    std::fs::write(&book, BOOK).expect("the book is written");
+    std::fs::write(&book, handrail_testkit::flat_ods("Budget", &[&["Expense"]])).expect("the book is written");
     let soffice = handrail_testkit::Calc::start(|program| sandbox.command(program), &dir.join("profile"), Some(&book));
     let desktop = common::full_desktop(&sandbox);
     let mut engine = Engine::new(desktop, Config { vision: Vision::Capable, ..Config::default() });
