@@ -193,7 +193,7 @@ fn evaluate(dir: &Path) {
             edits += d;
             chars += t.len();
         }
-        let thai = if thai_shown { 0 } else { seen.iter().filter(|c| ('\u{0E00}'..='\u{0E7F}').contains(*c)).count() };
+        let thai = if thai_shown { 0 } else { seen.iter().filter(|&&c| common::is_thai(c)).count() };
         let name = png.file_stem().and_then(|s| s.to_str()).unwrap_or("?");
         println!("| {name} | {chars} | {edits} | {:.1}% | {thai} |", 100.0 * edits as f64 / chars.max(1) as f64);
         all_edits += edits;

@@ -217,13 +217,8 @@ fn small_status_text_is_read_whole_and_never_as_thai() {
         .enumerate()
         .map(|(i, t)| format!("<span size=\"{}\">{t}</span>", if i % 2 == 0 { "x-small" } else { "small" }))
         .collect();
-    let dialog = info_dialog(&sb, "Status", &markup.join("\n"));
-    let frame = capture_settled(&sb, something_drawn);
-    let ocr = ocr();
-    let lines = ocr.recognize(&frame, None).expect("recognize");
-    stop(dialog);
-    let thai = |s: &str| s.chars().any(|c| ('\u{0E00}'..='\u{0E7F}').contains(&c));
-    let misread: Vec<&str> = lines.iter().map(|l| l.text.as_str()).filter(|t| thai(t)).collect();
+    let lines = read_dialog(&sb, "Status", &markup.join("\n"), &ocr());
+    let misread = read_as_thai(&lines);
     assert!(misread.is_empty(), "Latin read as Thai: {misread:?}\n{}", dump(&lines));
     // Every one is read, digits and all (spaces aside: a line read alone may lose one). Tesseract reads
     // "3.1 GB" and "Col 7" right but doubts them (43–53); they were left out until re-read larger.
@@ -249,13 +244,8 @@ fn icon_glyphs_are_never_read_as_thai() {
     let mut markup: Vec<String> = ICON_ROWS.iter().map(|r| format!("<span size=\"xx-large\">{r}</span>")).collect();
     markup.extend(ICON_ROWS.iter().map(|r| format!("<span size=\"large\">{r}</span>")));
     markup.push("Budget for the second quarter".into());
-    let dialog = info_dialog(&sb, "Toolbar", &markup.join("\n"));
-    let frame = capture_settled(&sb, something_drawn);
-    let ocr = ocr();
-    let lines = ocr.recognize(&frame, None).expect("recognize");
-    stop(dialog);
-    let thai = |s: &str| s.chars().any(|c| ('\u{0E00}'..='\u{0E7F}').contains(&c));
-    let misread: Vec<&str> = lines.iter().map(|l| l.text.as_str()).filter(|t| thai(t)).collect();
+    let lines = read_dialog(&sb, "Toolbar", &markup.join("\n"), &ocr());
+    let misread = read_as_thai(&lines);
     assert!(misread.is_empty(), "icons read as Thai: {misread:?}\n{}", dump(&lines));
     assert!(lines.iter().any(|l| l.text.contains("Budget for the second quarter")), "{}", dump(&lines));
 }

@@ -7,7 +7,8 @@ use std::process::{Child, ChildStdin, Stdio};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use handrail_platform::{Frame, OcrLine, Rect};
+use handrail_ocr::TesseractOcr;
+use handrail_platform::{Frame, Ocr, OcrLine, Rect};
 use handrail_sandbox::{Sandbox, SandboxOptions};
 
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
@@ -229,6 +230,25 @@ fn lcs(a: &[char], b: &[char]) -> usize {
         prev = cur;
     }
     prev[b.len()]
+}
+
+/// A letter or mark of the Thai block.
+pub fn is_thai(c: char) -> bool {
+    ('\u{0E00}'..='\u{0E7F}').contains(&c)
+}
+
+/// The lines with any Thai in them: on a screen that shows none, what was misread as Thai.
+pub fn read_as_thai(lines: &[OcrLine]) -> Vec<&str> {
+    lines.iter().map(|l| l.text.as_str()).filter(|t| t.chars().any(is_thai)).collect()
+}
+
+/// What OCR reads of a zenity message dialog titled `title` showing `markup` on `sb`.
+pub fn read_dialog(sb: &Sandbox, title: &str, markup: &str, ocr: &TesseractOcr) -> Vec<OcrLine> {
+    let dialog = info_dialog(sb, title, markup);
+    let frame = capture_settled(sb, something_drawn);
+    let lines = ocr.recognize(&frame, None).expect("recognize");
+    stop(dialog);
+    lines
 }
 
 /// Prints lines for a failing assertion's context.
