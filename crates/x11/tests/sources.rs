@@ -1,6 +1,8 @@
 //! Observations on a real desktop with both sources: the accessibility tree (AT-SPI) and OCR
 //! (Tesseract), merged into one element list, on a real Chromium page.
 
+mod common;
+
 use handrail_core::{Config, Engine, Mode, Outcome, RawArgs, Status, Turn, Vision};
 use handrail_platform::absent::NoAccessibility;
 use handrail_platform::{Accessibility, Ocr, Rect, Screen};
@@ -158,6 +160,8 @@ fn a_window_bare_in_the_tree_is_said_with_the_switch_that_fills_it() {
     let ocr = handrail_ocr::TesseractOcr::new(handrail_ocr::TesseractConfig::default());
     let mut engine =
         engine_for(&sandbox, Box::new(handrail_atspi::AtspiSource::new(sandbox.bus_address())), Box::new(ocr));
+    // A terminal beside it, as on a person's desktop; the drawn window maps last, in front.
+    let _terminal = handrail_testkit::TerminalBeside::start(|program| sandbox.command(program));
     let mut command = sandbox.command("/usr/bin/python3");
     command.arg(format!("{}/../../testdata/apps/drawn_gtk.py", env!("CARGO_MANIFEST_DIR")));
     let mut app = handrail_testkit::LineApp::spawn(command);
@@ -206,15 +210,11 @@ fn a_file_managers_names_and_status_are_read_off_the_screen_as_latin() {
     for name in ["budget-2026.ods", "holiday.jpg", "letter.txt", "notes.md"] {
         std::fs::write(dir.join(name), "x").expect("a file");
     }
-    let child = sandbox
-        .command("pcmanfm")
-        .arg("--no-desktop")
-        .arg(&dir)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("pcmanfm starts");
-    let _app = handrail_testkit::Spawned(child);
+    // A terminal beside it, as on a person's desktop; the file manager maps last, in front.
+    let _terminal = handrail_testkit::TerminalBeside::start(|program| sandbox.command(program));
+    let mut pcmanfm = sandbox.command("pcmanfm");
+    pcmanfm.arg("--no-desktop").arg(&dir);
+    let _app = common::start_app(pcmanfm);
     let ocr = handrail_ocr::TesseractOcr::new(handrail_ocr::TesseractConfig::default());
     let mut engine =
         engine_for(&sandbox, Box::new(handrail_atspi::AtspiSource::new(sandbox.bus_address())), Box::new(ocr));

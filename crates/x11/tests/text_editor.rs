@@ -75,34 +75,16 @@ fn text_typed_into_mousepad_arrives_once_and_is_what_it_saves() {
     std::fs::create_dir_all(&dir).expect("a directory");
     let file = dir.join("shopping.txt");
     std::fs::write(&file, "").expect("an empty file");
-    let child = sandbox
-        .command("mousepad")
-        .arg(&file)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("mousepad starts");
-    let app = handrail_testkit::Spawned(child);
+    let mut mousepad = sandbox.command("mousepad");
+    mousepad.arg(&file);
+    let app = common::start_app(mousepad);
     let desktop = common::full_desktop(&sandbox);
     let mut engine = Engine::new(desktop, Config { vision: Vision::Capable, ..Config::default() });
     engine.begin_turn(Turn { id: "mousepad".into(), intent: "write the list".into(), mode: Mode::Interactive });
 
-    let is_editor = |e: &&handrail_core::Element| e.role.as_str() == "text_area";
-    let see = common::see_within(&mut engine, std::time::Duration::from_secs(60), |o| {
-        o.observation.as_ref().is_some_and(|obs| obs.elements.iter().any(|e| is_editor(&e)))
-    });
-    let header = see.text();
-    assert!(header.contains("app=\"Mousepad\""), "{header}");
-    let editor =
-        see.observation.as_ref().and_then(|obs| obs.elements.iter().find(is_editor)).cloned().expect("the editor");
     let list = "Shopping\n\tbread, ขนมปัง, パン\n\tmilk";
-    let o = common::act_on(&mut engine, &see, "type", &editor, &[("text", list)]);
-    assert_eq!(o.status, Status::Ok, "{}", o.text());
-    assert!(matches!(o.typing, Some(TypingCheck::Arrived { .. })), "{}", o.text());
-    let o = engine.call_args(&common::raw(&[("action", "key"), ("keys", "ctrl+s")]));
-    assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
-    let saved = common::file_once(&file, std::time::Duration::from_secs(20), |held| !held.is_empty());
+    let (see, saved) = common::type_into_editor_and_save(&mut engine, list, &file);
+    assert!(see.text().contains("app=\"Mousepad\""), "{}", see.text());
     assert_eq!(saved.trim_end_matches('\n'), list, "Mousepad saved exactly what was typed, once");
     drop(engine);
     drop(app);

@@ -84,6 +84,8 @@ fn values_and_labels_read_as_the_app_holds_them() {
 fn an_open_combo_menu_is_listed_once_and_the_pick_reaches_the_app() {
     let sandbox = Sandbox::start(SandboxOptions { parent_death_signal: false, ..SandboxOptions::default() })
         .expect("sandbox starts");
+    // A terminal beside it, as on a person's desktop; the form maps last, in front.
+    let _terminal = handrail_testkit::TerminalBeside::start(|program| sandbox.command(program));
     let mut command = sandbox.command("zenity");
     command.args(["--forms", "--title", "Order", "--add-combo", "Size", "--combo-values", "Small|Medium|Large"]);
     let mut app = LineApp::spawn(command);

@@ -66,6 +66,37 @@ pub fn file_once(path: &std::path::Path, within: Duration, done: impl Fn(&str) -
     }
 }
 
+/// `command` (an app of the sandbox) started with its output discarded; killed when dropped.
+pub fn start_app(mut command: std::process::Command) -> handrail_testkit::Spawned {
+    let program = command.get_program().to_string_lossy().into_owned();
+    let child = command
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{program} starts (scripts/setup-desktop installs it): {e}"));
+    handrail_testkit::Spawned(child)
+}
+
+/// As a model writes in an editor: looks until a text area is listed, types `text` into it (which
+/// must be read back from the editor), saves with ctrl+s. The first look, and what `file` then holds
+/// as the editor wrote it.
+pub fn type_into_editor_and_save(engine: &mut Engine, text: &str, file: &std::path::Path) -> (Outcome, String) {
+    let is_editor = |e: &&Element| e.role.as_str() == "text_area";
+    let see = see_within(engine, Duration::from_secs(60), |o| {
+        o.observation.as_ref().is_some_and(|obs| obs.elements.iter().any(|e| is_editor(&e)))
+    });
+    let editor =
+        see.observation.as_ref().and_then(|obs| obs.elements.iter().find(is_editor)).cloned().expect("the editor");
+    let o = act_on(engine, &see, "type", &editor, &[("text", text)]);
+    assert_eq!(o.status, handrail_core::Status::Ok, "{}", o.text());
+    assert!(matches!(o.typing, Some(handrail_core::TypingCheck::Arrived { .. })), "read back: {}", o.text());
+    let o = engine.call_args(&raw(&[("action", "key"), ("keys", "ctrl+s")]));
+    assert!(matches!(o.status, handrail_core::Status::Ok | handrail_core::Status::NoVisibleChange), "{}", o.text());
+    let saved = file_once(file, Duration::from_secs(20), |held| !held.is_empty());
+    (see, saved)
+}
+
 /// A test app of testdata/apps (`script` with `args`), started on `sandbox` and ready (it says so).
 pub fn testdata_app(sandbox: &Sandbox, script: &str, args: &[&str]) -> LineApp {
     let mut command = sandbox.command("/usr/bin/python3");
