@@ -75,6 +75,8 @@ macro_rules! conformance_suite {
             #[test]
             fn $check() {
                 let _serial = $crate::serial();
+                // What the backend logs, at HANDRAIL_LOG's level, shows beside a failure.
+                handrail_sandbox::log_to_stderr();
                 let mut harness = $factory();
                 $crate::checks::$check(&mut harness);
             }

@@ -18,7 +18,9 @@
 //!
 //! The engine judges an unknown file as if it existed, so every shortcut here errs towards asking.
 
+mod idle;
 mod procs;
+mod stat;
 
 use std::fs;
 use std::io::ErrorKind;
@@ -26,6 +28,7 @@ use std::path::PathBuf;
 
 use handrail_platform::{FileState, ShellFiles};
 
+pub use idle::{wait_until_idle, Idle, IdleRule, IDLE_LOOK_EVERY};
 pub use procs::{foreground_shell, Shell};
 
 /// [`ShellFiles`] from `/proc`, for terminal windows whose processes run on this machine.

@@ -3,6 +3,8 @@
 use std::collections::BTreeMap;
 use std::fs;
 
+use crate::stat::{parse_stat, Stat};
+
 /// The foreground shell of a terminal, at the moment it was looked up.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Shell {
@@ -11,36 +13,6 @@ pub struct Shell {
     pub name: String,
     /// `HOME` in its environment, if set.
     pub home: Option<String>,
-}
-
-/// One line of `/proc/PID/stat`, the fields used here.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Stat {
-    pid: u32,
-    comm: String,
-    ppid: u32,
-    /// Controlling terminal's device number; 0 for none.
-    tty: i64,
-    /// Foreground process group of the controlling terminal; -1 for none.
-    tpgid: i64,
-}
-
-/// Parses `/proc/PID/stat`. The name is in parentheses and may itself hold spaces and parentheses, so
-/// the fields are counted from the last `)`.
-fn parse_stat(text: &str) -> Option<Stat> {
-    let open = text.find('(')?;
-    let close = text.rfind(')')?;
-    let pid = text.get(..open)?.trim().parse().ok()?;
-    let comm = text.get(open + 1..close)?.to_string();
-    // After the name: state ppid pgrp session tty_nr tpgid …
-    let rest: Vec<&str> = text.get(close + 1..)?.split_ascii_whitespace().collect();
-    Some(Stat {
-        pid,
-        comm,
-        ppid: rest.get(1)?.parse().ok()?,
-        tty: rest.get(4)?.parse().ok()?,
-        tpgid: rest.get(5)?.parse().ok()?,
-    })
 }
 
 fn all_processes() -> Vec<Stat> {
@@ -144,15 +116,7 @@ mod tests {
     use super::*;
 
     fn stat(pid: u32, comm: &str, ppid: u32, tty: i64, tpgid: i64) -> Stat {
-        Stat { pid, comm: comm.into(), ppid, tty, tpgid }
-    }
-
-    #[test]
-    fn stat_lines_parse_with_odd_names() {
-        let s = parse_stat("4242 (my (odd) prog) S 1 4242 4242 34816 4250 4194304 1 2 3").expect("parses");
-        assert_eq!(s, stat(4242, "my (odd) prog", 1, 34816, 4250));
-        assert_eq!(parse_stat("garbage"), None);
-        assert_eq!(parse_stat("12 (x) S"), None);
+        Stat { pid, comm: comm.into(), state: 'S', ppid, tty, tpgid }
     }
 
     #[test]

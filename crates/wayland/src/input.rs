@@ -34,6 +34,7 @@ use wayland_protocols_wlr::virtual_pointer::v1::client::{zwlr_virtual_pointer_ma
 use crate::conn::{self, bind_outputs, now_ms, track_outputs, HasOutputs, Outputs, Socket};
 use crate::error::WaylandError;
 use crate::keymap::{keysym_for_key_name, Keymap, Stroke, EXTRA_SLOTS};
+use crate::pace::{self, AppAt, Pace, Phase};
 
 /// Gap between the clicks of a double or triple click: well inside any toolkit's double-click
 /// interval, and never the same millisecond.
@@ -43,18 +44,9 @@ pub const DRAG_STEPS: u32 = 10;
 /// Time between drag motion steps: toolkits set a drag up on the first motion past the threshold.
 pub const DRAG_STEP_GAP: Duration = Duration::from_millis(8);
 /// How far the first motion of a drag goes: past every toolkit's drag threshold (GTK 8 px, Qt 10 px,
-/// doubled on a scaled screen), so the pause after it comes once the app has a drag to start.
+/// doubled on a scaled screen), so the app has a drag to start when the drag's first phase is waited
+/// out ([`crate::pace`]).
 pub const DRAG_START_DISTANCE: i32 = 24;
-/// Pause after that first motion. On Wayland the app starts the drag itself (`start_drag` with the
-/// serial of the press) and the drop target accepts it asynchronously; the compositor refuses a drag
-/// started after the release, and cancels one released before the target accepted: either way the
-/// drop is lost, and the app reports an error. A busy machine delays the app, so the drag waits for it
-/// (the GTK probe beside four extra busy loops on 2 cores: 3 of 30 drops lost with 8 ms steps and a
-/// 30 ms pause at the target, 1 of 30 with these pauses: fewer, not none; see docs/RELIABILITY.md).
-/// An X server queues the release behind the motion, so X11 needs none.
-pub const DRAG_START_DWELL: Duration = Duration::from_millis(200);
-/// Pause at a drag's destination before releasing, for the target to accept (see above).
-pub const DROP_DWELL: Duration = Duration::from_millis(200);
 /// One wheel notch, in the axis units wlroots' own wheel devices report.
 const WHEEL_STEP: f64 = 15.0;
 
@@ -83,6 +75,8 @@ struct Devices {
     keyboard: zwp_virtual_keyboard_v1::ZwpVirtualKeyboardV1,
     keymap: Keymap,
     uploaded: bool,
+    /// The compositor's process, which drags wait on with their apps.
+    compositor: Option<u32>,
     /// The last click, so that the next one is never half of a double click.
     spacing: ClickSpacing,
 }
@@ -90,6 +84,8 @@ struct Devices {
 /// Virtual pointer and keyboard on a wlroots compositor. See the [module docs](self).
 pub struct WaylandInput {
     devices: Mutex<Devices>,
+    /// The process showing the window at a point, for pacing drags by the apps at their ends.
+    app_at: Option<AppAt>,
 }
 
 impl std::fmt::Debug for WaylandInput {
@@ -295,11 +291,20 @@ impl WaylandInput {
             keyboard,
             keymap: Keymap::default(),
             uploaded: false,
+            compositor: None,
             spacing: ClickSpacing::default(),
         };
+        devices.compositor = pace::compositor_pid(&devices.conn);
         devices.upload_keymap()?;
         devices.sync()?;
-        Ok(WaylandInput { devices: Mutex::new(devices) })
+        Ok(WaylandInput { devices: Mutex::new(devices), app_at: None })
+    }
+
+    /// Drags wait for the apps `app_at` finds at their two ends (and the compositor) to handle each
+    /// phase, instead of fixed pauses.
+    pub fn pacing_drags_by(mut self, app_at: AppAt) -> WaylandInput {
+        self.app_at = Some(app_at);
+        self
     }
 
     fn lock(&self) -> MutexGuard<'_, Devices> {
@@ -412,6 +417,8 @@ impl Input for WaylandInput {
         let mut d = self.lock();
         d.check_point(from)?;
         d.check_point(to)?;
+        let app = |at| self.app_at.as_ref().and_then(|f| f(at));
+        let pace = Pace::new(d.compositor, app(from), app(to));
         d.move_to(from);
         let mut held = Held::new(&mut d);
         held.press(Down::Button(BTN_LEFT));
@@ -425,15 +432,16 @@ impl Input for WaylandInput {
             Point::new(lerp(from.x, to.x), lerp(from.y, to.y))
         };
         held.d.move_to(along(first));
-        held.flush()?;
-        sleep(DRAG_START_DWELL);
+        held.d.sync()?;
+        pace.wait(Phase::Start);
         for i in 1..=DRAG_STEPS {
             let t = first + (1.0 - first) * f64::from(i) / f64::from(DRAG_STEPS);
             held.d.move_to(along(t));
             held.flush()?;
             sleep(DRAG_STEP_GAP);
         }
-        sleep(DROP_DWELL);
+        held.d.sync()?;
+        pace.wait(Phase::Drop);
         held.release(Down::Button(BTN_LEFT));
         Ok(held.finish()?)
     }

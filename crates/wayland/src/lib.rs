@@ -18,6 +18,7 @@ mod error;
 pub mod input;
 mod ipc;
 mod keymap;
+pub mod pace;
 mod screencopy;
 pub mod settle;
 mod shm;
@@ -74,11 +75,13 @@ impl WaylandDesktop {
         ocr: Box<dyn Ocr>,
     ) -> Result<Desktop, WaylandError> {
         let screen = WaylandScreen::connect(&options.socket)?;
-        let input = WaylandInput::connect(&options.socket)?;
         let settle = WaylandSettle::connect(&options.socket)?;
         let ipc = options.sway_ipc.as_ref().map(|p| SwayIpc::new(p.clone()));
         let windows = Arc::new(WaylandWindows::connect(&options.socket, ipc, options.launch)?);
         let accessibility = WindowRelative::new(accessibility, Arc::clone(&windows));
+        let under = Arc::clone(&windows);
+        let input =
+            WaylandInput::connect(&options.socket)?.pacing_drags_by(Box::new(move |at| pace::app_at(&*under, at)));
         Ok(Desktop {
             screen: Box::new(screen),
             input: Box::new(input),

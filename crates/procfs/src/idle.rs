@@ -1,0 +1,255 @@
+//! Knowing when processes have handled everything sent to them: every thread asleep, and none run
+//! since the last look, for a while.
+//!
+//! An app that has read and handled its input goes back to waiting for more: its threads sleep (`S`)
+//! and the kernel's count of how often each was put on a CPU (`/proc/PID/task/TID/schedstat`, third
+//! field) stops moving. A thread that has been woken but waits for a CPU on a busy machine reads `R`;
+//! one woken and run again since the last look has a higher count. So "asleep with the same counts
+//! for `quiet`" means nothing reached them in that time that they have not finished with — the signal
+//! a sender on a busy machine needs instead of a fixed pause. A write to a socket wakes its reader at
+//! once, so a chain of processes passing work along (a compositor and its clients) is idle only when
+//! the whole chain is.
+//!
+//! An app drawing frame after frame (GTK during a drag, anything animating) is never quiet for long:
+//! it wakes each frame, and may hold input it has read until its next frame. For it the rule is its
+//! own cycles: once its main thread has run a few times since the wait began, what was sent before
+//! has been through a frame, and a moment with everyone asleep is enough ([`IdleRule::cycles`]).
+//!
+//! Without schedstat (a kernel built without `CONFIG_SCHED_INFO`) the CPU time in `stat` stands in; it
+//! moves in clock ticks, so short runs between looks can go unseen, and the states carry more weight.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+use crate::stat::parse_stat;
+
+/// How often the threads are looked at while waiting.
+pub const IDLE_LOOK_EVERY: Duration = Duration::from_millis(2);
+
+/// How a wait for idle processes ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Idle {
+    /// Every thread slept, unrun, for the quiet time (processes that are gone count as idle).
+    Reached { waited: Duration },
+    /// The ceiling came first.
+    StillBusy { waited: Duration },
+}
+
+impl Idle {
+    pub fn waited(self) -> Duration {
+        match self {
+            Idle::Reached { waited } | Idle::StillBusy { waited } => waited,
+        }
+    }
+}
+
+/// When processes count as having handled what was sent to them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IdleRule {
+    /// Everyone asleep and unrun for this long: longer than a frame (an app that read input may hold
+    /// it until its next frame, and at rest nothing wakes it but that frame's timer).
+    pub quiet: Duration,
+    /// Or: the main thread of this process has run `cycles` times since the wait began (its frames
+    /// went by), at least `quiet` has passed, and everyone is asleep and unrun for `brief`.
+    pub cycling: Option<u32>,
+    pub cycles: u64,
+    pub brief: Duration,
+    /// Never wait longer than this.
+    pub ceiling: Duration,
+}
+
+impl IdleRule {
+    /// Quiet for `quiet`, nothing else, within `ceiling`.
+    pub fn quiet(quiet: Duration, ceiling: Duration) -> IdleRule {
+        IdleRule { quiet, cycling: None, cycles: 0, brief: quiet, ceiling }
+    }
+}
+
+/// What one look saw: each thread's run count, and whether all of them were asleep.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+struct Look {
+    runs: BTreeMap<(u32, u32), u64>,
+    all_asleep: bool,
+}
+
+/// Blocks until the threads of `pids` count as idle by `rule`, or its ceiling passed.
+pub fn wait_until_idle(pids: &[u32], rule: &IdleRule) -> Idle {
+    let start = Instant::now();
+    let mut last = look(pids);
+    let main_runs = |l: &Look| rule.cycling.and_then(|pid| l.runs.get(&(pid, pid)).copied());
+    let first_main = main_runs(&last);
+    let mut still_since = start;
+    loop {
+        let now = Instant::now();
+        let still = now.duration_since(still_since);
+        let cycled = match (first_main, main_runs(&last)) {
+            (Some(a), Some(b)) => b.saturating_sub(a) >= rule.cycles,
+            _ => false,
+        };
+        // Cycling counts only once a quiet time has passed since the start, so one burst of runs
+        // (reading input, then handling it) is not taken for frames going by.
+        let waited = now.duration_since(start);
+        let cycled = cycled && waited >= rule.quiet;
+        if last.all_asleep && (still >= rule.quiet || (cycled && still >= rule.brief)) {
+            return Idle::Reached { waited: now.duration_since(start) };
+        }
+        if now.duration_since(start) >= rule.ceiling {
+            return Idle::StillBusy { waited: now.duration_since(start) };
+        }
+        sleep(IDLE_LOOK_EVERY);
+        let next = look(pids);
+        if next != last || !next.all_asleep {
+            still_since = Instant::now();
+        }
+        last = next;
+    }
+}
+
+fn look(pids: &[u32]) -> Look {
+    let mut seen = Look { runs: BTreeMap::new(), all_asleep: true };
+    for &pid in pids {
+        // A process that is gone (or was never visible here) holds nothing up.
+        let Ok(tasks) = fs::read_dir(format!("/proc/{pid}/task")) else { continue };
+        for task in tasks.flatten() {
+            let Some(tid) = task.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
+            // A thread can end between the listing and the read: it holds nothing up either.
+            let Some(stat) = fs::read_to_string(task.path().join("stat")).ok().and_then(|t| parse_stat(&t)) else {
+                continue;
+            };
+            if !asleep(stat.state) {
+                seen.all_asleep = false;
+            }
+            let runs = fs::read_to_string(task.path().join("schedstat"))
+                .ok()
+                .and_then(|t| run_count(&t))
+                .or_else(|| fs::read_to_string(task.path().join("stat")).ok().and_then(|t| cpu_ticks(&t)))
+                .unwrap_or(0);
+            seen.runs.insert((pid, tid), runs);
+        }
+    }
+    seen
+}
+
+/// Asleep waiting for something (`S`, an idle kernel thread `I`), or stopped (`T`, `t`: it cannot
+/// take anything in until it is continued, so waiting for it helps nothing).
+fn asleep(state: char) -> bool {
+    matches!(state, 'S' | 'I' | 'T' | 't')
+}
+
+/// The third field of `schedstat`: how many times the thread was put on a CPU.
+fn run_count(schedstat: &str) -> Option<u64> {
+    schedstat.split_ascii_whitespace().nth(2)?.parse().ok()
+}
+
+/// User plus system CPU ticks from `stat` (fields 14 and 15).
+fn cpu_ticks(stat: &str) -> Option<u64> {
+    let rest: Vec<&str> = stat.get(stat.rfind(')')? + 1..)?.split_ascii_whitespace().collect();
+    // After the name, field 3 (state) is index 0, so fields 14 and 15 are 11 and 12.
+    Some(rest.get(11)?.parse::<u64>().ok()? + rest.get(12)?.parse::<u64>().ok()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::{Command, Stdio};
+
+    fn quiet(ceiling_ms: u64) -> IdleRule {
+        IdleRule::quiet(Duration::from_millis(20), Duration::from_millis(ceiling_ms))
+    }
+
+    #[test]
+    fn counters_parse() {
+        assert_eq!(run_count("265360803 53870897 1289\n"), Some(1289));
+        assert_eq!(run_count("1 2"), None);
+        let stat = "7 (a b) S 1 7 7 0 -1 4194560 100 0 0 0 25 12 0 0 20 0 1 0 5 0 0";
+        assert_eq!(cpu_ticks(stat), Some(37));
+        assert_eq!(cpu_ticks("7 (x) S 1"), None);
+    }
+
+    #[test]
+    fn a_sleeping_process_is_idle_and_a_spinning_one_is_not() {
+        let mut sleeper = Command::new("sleep").arg("30").stdout(Stdio::null()).spawn().expect("sleep");
+        let mut spinner =
+            Command::new("sh").args(["-c", "while :; do :; done"]).stdout(Stdio::null()).spawn().expect("sh");
+        let idle = wait_until_idle(&[sleeper.id()], &quiet(10_000));
+        let busy = wait_until_idle(&[spinner.id()], &quiet(300));
+        let both = wait_until_idle(&[sleeper.id(), spinner.id()], &quiet(300));
+        for child in [&mut sleeper, &mut spinner] {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        assert!(matches!(idle, Idle::Reached { .. }), "{idle:?}");
+        assert!(matches!(busy, Idle::StillBusy { .. }), "{busy:?}");
+        assert!(matches!(both, Idle::StillBusy { .. }), "one busy process holds the wait: {both:?}");
+        assert!(busy.waited() >= Duration::from_millis(300));
+    }
+
+    #[test]
+    fn a_process_woken_often_is_not_idle_although_it_sleeps_between() {
+        // Asleep at nearly every look, but run every 5 ms: its run count gives it away.
+        let mut ticker = Command::new("python3")
+            .args(["-c", "import time\nwhile True: time.sleep(0.005)"])
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("python3");
+        // Started (its interpreter loaded) before it is judged.
+        sleep(Duration::from_millis(300));
+        let woken = wait_until_idle(&[ticker.id()], &quiet(300));
+        let _ = ticker.kill();
+        let _ = ticker.wait();
+        assert!(matches!(woken, Idle::StillBusy { .. }), "{woken:?}");
+    }
+
+    #[test]
+    fn a_process_that_is_gone_holds_nothing_up() {
+        let mut child = Command::new("true").spawn().expect("true");
+        let pid = child.id();
+        let _ = child.wait();
+        assert!(matches!(wait_until_idle(&[pid], &quiet(5000)), Idle::Reached { .. }));
+    }
+
+    #[test]
+    fn work_sent_to_a_sleeping_reader_is_waited_for() {
+        // A reader that spends 200 ms of CPU on each line it gets: idle before a line, busy after.
+        let mut reader = Command::new("sh")
+            .args(["-c", "while read l; do end=$(( $(date +%s%N) + 200000000 )); while [ $(date +%s%N) -lt $end ]; do :; done; done"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("sh");
+        let pid = reader.id();
+        let before = wait_until_idle(&[pid], &quiet(10_000));
+        let mut stdin = reader.stdin.take().expect("stdin");
+        std::io::Write::write_all(&mut stdin, b"go\n").expect("write");
+        let after = wait_until_idle(&[pid], &quiet(10_000));
+        drop(stdin);
+        let _ = reader.kill();
+        let _ = reader.wait();
+        assert!(matches!(before, Idle::Reached { .. }), "{before:?}");
+        assert!(matches!(after, Idle::Reached { .. }), "{after:?}");
+        assert!(after.waited() >= Duration::from_millis(190), "the line's work was waited for: {after:?}");
+    }
+
+    #[test]
+    fn an_app_drawing_frames_is_idle_once_its_frames_went_by() {
+        // Woken every 16 ms like an app drawing at 60 Hz: never quiet for 20 ms, but between frames
+        // for 5 ms once a few frames went by.
+        let mut frames = Command::new("python3")
+            .args(["-c", "import time\nwhile True: time.sleep(0.016)"])
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("python3");
+        sleep(Duration::from_millis(300));
+        let pid = frames.id();
+        let by_quiet = wait_until_idle(&[pid], &quiet(500));
+        let rule = IdleRule { cycling: Some(pid), cycles: 3, brief: Duration::from_millis(5), ..quiet(2000) };
+        let by_cycles = wait_until_idle(&[pid], &rule);
+        let _ = frames.kill();
+        let _ = frames.wait();
+        assert!(matches!(by_quiet, Idle::StillBusy { .. }), "{by_quiet:?}");
+        assert!(matches!(by_cycles, Idle::Reached { .. }), "{by_cycles:?}");
+        assert!(by_cycles.waited() >= Duration::from_millis(30), "three frames went by: {by_cycles:?}");
+    }
+}
