@@ -1,15 +1,18 @@
-//! The D-Bus decoder of `handrail-atspi` on bytes an application on the bus could send.
+//! The D-Bus decoder of `handrail-dbus` on bytes an application on the bus could send.
 //!
 //! The first byte picks what the rest is:
 //! - 0: a whole message. Decoding never panics, holds at most a bounded multiple of the input on the
 //!   heap, and respects the lengths the header declares; a body that decodes re-encodes (with an encoder
 //!   written here) to bytes that decode to the same values, in both byte orders.
 //! - 1: a body with a signature of the fuzzer's choosing; the same checks.
-//! - 2: a method call built from arbitrary parts: `encode_call` → `decode_message` gives the same call.
+//! - 2: a method call built from arbitrary parts (nested dictionaries, object paths, floats):
+//!   `encode_call` → `decode_message` gives the same call, or the call is refused for a reason D-Bus has.
 
 #![no_main]
 
-use handrail_atspi::fuzzing::{decode_message, encode_call, message_len, Arg, Call, Reader, Value, MAX_MESSAGE};
+use handrail_dbus::wire::{
+    decode_message, encode_call, is_object_path, message_len, Arg, Call, Reader, Value, MAX_MESSAGE,
+};
 use handrail_fuzz::within_heap;
 use libfuzzer_sys::arbitrary::{self, Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
@@ -101,9 +104,54 @@ fn signature(u: &mut Unstructured<'_>) -> arbitrary::Result<String> {
 #[derive(Debug, Arbitrary)]
 enum FuzzArg {
     Str(String),
+    Path(String),
+    Bool(bool),
     U32(u32),
     I32(i32),
+    F64(f64),
     StrArray(Vec<String>),
+    Dict(Vec<(String, FuzzArg)>),
+}
+
+impl FuzzArg {
+    fn arg(&self) -> Arg {
+        match self {
+            FuzzArg::Str(s) => Arg::Str(s.clone()),
+            FuzzArg::Path(s) => Arg::Path(s.clone()),
+            FuzzArg::Bool(v) => Arg::Bool(*v),
+            FuzzArg::U32(v) => Arg::U32(*v),
+            FuzzArg::I32(v) => Arg::I32(*v),
+            FuzzArg::F64(v) => Arg::F64(*v),
+            FuzzArg::StrArray(v) => Arg::StrArray(v.clone()),
+            FuzzArg::Dict(v) => Arg::Dict(v.iter().map(|(k, a)| (k.clone(), a.arg())).collect()),
+        }
+    }
+
+    /// Whether every object path in it is one D-Bus accepts.
+    fn paths_valid(&self) -> bool {
+        match self {
+            FuzzArg::Path(p) => is_object_path(p),
+            FuzzArg::Dict(v) => v.iter().all(|(_, a)| a.paths_valid()),
+            _ => true,
+        }
+    }
+
+    /// What it decodes to.
+    fn decoded(&self) -> Value {
+        match self {
+            FuzzArg::Str(s) | FuzzArg::Path(s) => Value::Str(s.clone()),
+            FuzzArg::Bool(v) => Value::Bool(*v),
+            FuzzArg::U32(v) => Value::U32(*v),
+            FuzzArg::I32(v) => Value::I32(*v),
+            FuzzArg::F64(v) => Value::F64(*v),
+            FuzzArg::StrArray(v) => Value::Array(v.iter().cloned().map(Value::Str).collect()),
+            FuzzArg::Dict(v) => Value::Array(
+                v.iter()
+                    .map(|(k, a)| Value::Struct(vec![Value::Str(k.clone()), Value::Variant(Box::new(a.decoded()))]))
+                    .collect(),
+            ),
+        }
+    }
 }
 
 #[derive(Debug, Arbitrary)]
@@ -119,16 +167,7 @@ struct FuzzCall {
 
 fn call_round_trip(data: &[u8]) {
     let Ok(c) = FuzzCall::arbitrary_take_rest(Unstructured::new(data)) else { return };
-    let args: Vec<Arg> = c
-        .args
-        .iter()
-        .map(|a| match a {
-            FuzzArg::Str(s) => Arg::Str(s.clone()),
-            FuzzArg::U32(v) => Arg::U32(*v),
-            FuzzArg::I32(v) => Arg::I32(*v),
-            FuzzArg::StrArray(v) => Arg::StrArray(v.clone()),
-        })
-        .collect();
+    let args: Vec<Arg> = c.args.iter().map(FuzzArg::arg).collect();
     let call = Call {
         destination: &c.destination,
         path: &c.path,
@@ -137,25 +176,19 @@ fn call_round_trip(data: &[u8]) {
         args: &args,
         flags: c.flags,
     };
-    let signature: String = c
-        .args
-        .iter()
-        .map(|a| match a {
-            FuzzArg::Str(_) => "s",
-            FuzzArg::U32(_) => "u",
-            FuzzArg::I32(_) => "i",
-            FuzzArg::StrArray(_) => "as",
-        })
-        .collect();
+    let signature: String = args.iter().map(Arg::signature).collect();
+    let paths_valid = c.args.iter().all(FuzzArg::paths_valid);
     let bytes = match encode_call(&call, c.serial) {
         Ok(b) => b,
         Err(e) => {
-            // The only thing a call can get wrong is a signature past the 255 bytes D-Bus allows.
-            assert!(signature.len() > 255, "encode_call refused a valid call: {e}");
+            // What a call can get wrong: a signature past the 255 bytes D-Bus allows, an object path
+            // that is not one.
+            assert!(signature.len() > 255 || !paths_valid, "encode_call refused a valid call: {e}");
             return;
         }
     };
     assert!(signature.len() <= 255, "encode_call wrote a signature D-Bus does not allow");
+    assert!(paths_valid, "encode_call sent an object path D-Bus does not allow");
     let head: &[u8; 16] = bytes.first_chunk().expect("a header");
     assert_eq!(message_len(head).expect("our own header"), bytes.len());
     let m = decode_message(&bytes).expect("our own call decodes");
@@ -165,16 +198,11 @@ fn call_round_trip(data: &[u8]) {
     assert_eq!(m.destination, c.destination);
     assert_eq!(m.signature, signature);
     let values = m.values().expect("our own body decodes");
-    let expected: Vec<Value> = args
-        .iter()
-        .map(|a| match a {
-            Arg::Str(s) => Value::Str(s.clone()),
-            Arg::U32(v) => Value::U32(*v),
-            Arg::I32(v) => Value::I32(*v),
-            Arg::StrArray(v) => Value::Array(v.iter().cloned().map(Value::Str).collect()),
-        })
-        .collect();
-    assert_eq!(values, expected);
+    let expected: Vec<Value> = c.args.iter().map(FuzzArg::decoded).collect();
+    assert!(
+        values.len() == expected.len() && values.iter().zip(&expected).all(|(a, b)| same(a, b)),
+        "a call's arguments decoded differently\n{expected:?}\n{values:?}"
+    );
 }
 
 /// Encodes `values` (typed by `signature`) in both byte orders and checks they decode to the same.

@@ -1,7 +1,7 @@
 //! handrail's accessibility source for Linux desktops: AT-SPI over D-Bus.
 //!
 //! [`AtspiSource`] implements [`handrail_platform::Accessibility`]. It speaks D-Bus itself (a small,
-//! dependency-free client in `dbus`) because the walk needs exactly two things an async stack would
+//! dependency-free client, `handrail-dbus`) because the walk needs exactly two things an async stack would
 //! otherwise provide: many calls in flight at once (D-Bus pipelines on one socket) and hard deadlines.
 //!
 //! - **Walk** (`walk`): registry → applications → windows → nodes, pipelined per application and
@@ -24,23 +24,11 @@
 //!   class-name stand-ins for missing names are read as what they are.
 
 mod cache;
-mod dbus;
-mod error;
 mod roles;
 mod source;
 mod toolkit;
 mod walk;
 
-pub use error::AtspiError;
 pub use roles::is_secret_role;
 pub use source::{a11y_bus_address, AtspiSource};
 pub use walk::WalkStats;
-
-/// The D-Bus wire codec, reachable for the fuzz targets in `fuzz/` (replies are bytes any application on
-/// the bus can shape). Not part of the crate's API.
-#[doc(hidden)]
-pub mod fuzzing {
-    pub use crate::dbus::wire::{
-        decode_message, encode_call, message_len, Arg, Call, Message, Reader, Value, MAX_MESSAGE,
-    };
-}

@@ -6,10 +6,10 @@ use std::time::{Duration, Instant};
 use handrail_platform::{Accessibility, AxLimits, AxSnapshot};
 
 use crate::cache::{Cache, Dirty, Reach};
-use crate::dbus::wire::{Arg, Call, Message};
-use crate::dbus::{simple_call, Bus};
-use crate::error::AtspiError;
 use crate::walk::{self, WalkStats, REGISTRY};
+use handrail_dbus::wire::{Arg, Call, Message};
+use handrail_dbus::DbusError;
+use handrail_dbus::{simple_call, Bus};
 
 /// Signal interfaces whose events invalidate the cache.
 const EVENT_INTERFACES: [&str; 4] = [
@@ -171,7 +171,7 @@ impl Accessibility for AtspiSource {
 }
 
 /// Connects to the accessibility bus and subscribes to its events.
-fn connect(session: &str, a11y: Option<&str>, limits: &AxLimits, deadline: Instant) -> Result<Conn, AtspiError> {
+fn connect(session: &str, a11y: Option<&str>, limits: &AxLimits, deadline: Instant) -> Result<Conn, DbusError> {
     let step = || limits.call_timeout.min(deadline.saturating_duration_since(Instant::now()));
     let address = match a11y {
         Some(a) => a.to_owned(),
@@ -218,9 +218,9 @@ fn connect(session: &str, a11y: Option<&str>, limits: &AxLimits, deadline: Insta
 }
 
 /// Asks the session bus at `session` where the accessibility bus is (`org.a11y.Bus.GetAddress`).
-pub fn a11y_bus_address(session: &str, timeout: Duration) -> Result<String, AtspiError> {
+pub fn a11y_bus_address(session: &str, timeout: Duration) -> Result<String, DbusError> {
     if session.is_empty() {
-        return Err(AtspiError::Address(String::new()));
+        return Err(DbusError::Address(String::new()));
     }
     let deadline = Instant::now() + timeout;
     let mut bus = Bus::connect(session, timeout, Box::new(|_| {}))?;
@@ -229,7 +229,7 @@ pub fn a11y_bus_address(session: &str, timeout: Duration) -> Result<String, Atsp
         bus.call(&simple_call("org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus", "GetAddress", &[]), left, "GetAddress")?;
     let address = reply.first()?.as_str().unwrap_or_default().to_owned();
     if address.is_empty() {
-        return Err(AtspiError::Address(address));
+        return Err(DbusError::Address(address));
     }
     Ok(address)
 }

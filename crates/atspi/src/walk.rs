@@ -23,10 +23,10 @@ use std::time::{Duration, Instant};
 use handrail_platform::{AxHealth, AxLimits, AxNode, AxSnapshot, Rect, Role, States};
 
 use crate::cache::{self, Cache, CachedWindow, Dirty, ObjRef, Plan, Reach};
-use crate::dbus::wire::{Arg, Call, Message, Value, FLAG_NO_AUTO_START};
-use crate::dbus::{self, Bus, Recv};
 use crate::roles::{self, bit, AtspiStates};
 use crate::toolkit::{self, Toolkit};
+use handrail_dbus::wire::{Arg, Call, Message, Value, FLAG_NO_AUTO_START};
+use handrail_dbus::{self as dbus, Bus, Recv};
 
 pub const ACCESSIBLE: &str = "org.a11y.atspi.Accessible";
 const PROPERTIES: &str = "org.freedesktop.DBus.Properties";

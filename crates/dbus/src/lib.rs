@@ -1,14 +1,19 @@
 //! A minimal D-Bus client: unix-socket transport, EXTERNAL authentication, pipelined method calls.
 //!
-//! Why not zbus: the walk needs many calls in flight, hard per-call deadlines and nothing else. D-Bus
-//! pipelines natively (replies carry the serial of their call), so one socket, a reader thread and a
-//! channel give the same concurrency as an async runtime, without one (zbus + atspi is ~100 crates and
+//! Why not zbus: its users here (the accessibility walk of `handrail-atspi`, the desktops' own
+//! interfaces) need many calls in flight, hard per-call deadlines and nothing else. D-Bus pipelines
+//! natively (replies carry the serial of their call), so one socket, a reader thread and a channel
+//! give the same concurrency as an async runtime, without one (zbus + atspi is ~100 crates and
 //! minutes of build time on the project's 2-core machines).
 //!
 //! A [`Bus`] owns the write half. A reader thread parses every incoming message: replies go to a
-//! channel the caller drains ([`Bus::recv`]), signals to a callback (the accessibility event cache).
+//! channel the caller drains ([`Bus::recv`]), signals to a callback (the accessibility event cache,
+//! say).
 
+mod error;
 pub mod wire;
+
+pub use error::DbusError;
 
 use std::io::{BufReader, Read, Write};
 use std::os::unix::net::UnixStream;
@@ -17,7 +22,6 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::error::AtspiError;
 use wire::{Arg, Call, Message};
 
 /// Called on the reader thread for every signal.
@@ -43,7 +47,7 @@ pub enum Recv {
 
 impl Bus {
     /// Connects to `address`, authenticates and says Hello, all within `timeout`.
-    pub fn connect(address: &str, timeout: Duration, on_signal: SignalHandler) -> Result<Bus, AtspiError> {
+    pub fn connect(address: &str, timeout: Duration, on_signal: SignalHandler) -> Result<Bus, DbusError> {
         let deadline = Instant::now() + timeout;
         let mut stream = open_socket(address)?;
         let remaining = || deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
@@ -65,12 +69,12 @@ impl Bus {
         let unique_name = loop {
             stream.set_read_timeout(Some(remaining()))?;
             let m = read_message(&mut stream).map_err(|e| match e {
-                AtspiError::Io(io) if is_timeout(&io) => AtspiError::Timeout { what: "Hello", after: timeout },
+                DbusError::Io(io) if is_timeout(&io) => DbusError::Timeout { what: "Hello", after: timeout },
                 e => e,
             })?;
             if m.reply_serial == Some(1) {
                 if m.kind == wire::ERROR {
-                    return Err(AtspiError::Auth(format!("Hello refused: {}", m.error_name)));
+                    return Err(DbusError::Auth(format!("Hello refused: {}", m.error_name)));
                 }
                 break m.first()?.as_str().unwrap_or_default().to_owned();
             }
@@ -82,7 +86,7 @@ impl Bus {
         let reader = stream.try_clone()?;
         let flag = closed.clone();
         std::thread::Builder::new()
-            .name("handrail-atspi-reader".into())
+            .name("handrail-dbus-reader".into())
             .spawn(move || read_loop(reader, tx, on_signal, flag))?;
         Ok(Bus { stream, out: Vec::new(), serial: 1, replies, closed, unique_name })
     }
@@ -97,12 +101,12 @@ impl Bus {
     }
 
     /// Bounds how long a write may block (a bus that stops reading must not hang the caller).
-    pub fn set_write_timeout(&self, timeout: Duration) -> Result<(), AtspiError> {
+    pub fn set_write_timeout(&self, timeout: Duration) -> Result<(), DbusError> {
         Ok(self.stream.set_write_timeout(Some(timeout.max(Duration::from_millis(1))))?)
     }
 
     /// Queues a call (sent by [`Bus::flush`]) and returns its serial.
-    pub fn queue(&mut self, call: &Call<'_>) -> Result<u32, AtspiError> {
+    pub fn queue(&mut self, call: &Call<'_>) -> Result<u32, DbusError> {
         self.serial = self.serial.checked_add(1).unwrap_or(1);
         let bytes = wire::encode_call(call, self.serial)?;
         self.out.extend_from_slice(&bytes);
@@ -110,7 +114,7 @@ impl Bus {
     }
 
     /// Writes every queued call.
-    pub fn flush(&mut self) -> Result<(), AtspiError> {
+    pub fn flush(&mut self) -> Result<(), DbusError> {
         if self.out.is_empty() {
             return Ok(());
         }
@@ -134,26 +138,26 @@ impl Bus {
     }
 
     /// Sends one call and waits for its reply, discarding replies to older calls.
-    pub fn call(&mut self, call: &Call<'_>, timeout: Duration, what: &'static str) -> Result<Message, AtspiError> {
+    pub fn call(&mut self, call: &Call<'_>, timeout: Duration, what: &'static str) -> Result<Message, DbusError> {
         let deadline = Instant::now() + timeout;
         let serial = self.queue(call)?;
         self.flush()?;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                return Err(AtspiError::Timeout { what, after: timeout });
+                return Err(DbusError::Timeout { what, after: timeout });
             }
             match self.recv(left) {
                 Recv::Message(m) if m.reply_serial == Some(serial) => return into_result(*m),
                 Recv::Message(_) => {}
-                Recv::Timeout => return Err(AtspiError::Timeout { what, after: timeout }),
-                Recv::Closed => return Err(AtspiError::Closed),
+                Recv::Timeout => return Err(DbusError::Timeout { what, after: timeout }),
+                Recv::Closed => return Err(DbusError::Closed),
             }
         }
     }
 
     /// Sends calls whose replies nobody waits for (match rules, event registration).
-    pub fn send_all(&mut self, calls: &[Call<'_>]) -> Result<(), AtspiError> {
+    pub fn send_all(&mut self, calls: &[Call<'_>]) -> Result<(), DbusError> {
         for c in calls {
             self.queue(c)?;
         }
@@ -168,12 +172,12 @@ impl Drop for Bus {
     }
 }
 
-/// A reply as a result: D-Bus errors become [`AtspiError::Remote`].
-pub fn into_result(m: Message) -> Result<Message, AtspiError> {
+/// A reply as a result: D-Bus errors become [`DbusError::Remote`].
+pub fn into_result(m: Message) -> Result<Message, DbusError> {
     if m.kind == wire::ERROR {
         // The error text is the first string argument, when there is one.
         let message = m.values().ok().and_then(|v| v.first().and_then(|x| x.as_str().map(str::to_owned)));
-        return Err(AtspiError::Remote { name: m.error_name, message: message.unwrap_or_default() });
+        return Err(DbusError::Remote { name: m.error_name, message: message.unwrap_or_default() });
     }
     Ok(m)
 }
@@ -199,7 +203,7 @@ fn read_loop(stream: UnixStream, tx: Sender<Message>, mut on_signal: SignalHandl
         let m = match read_message(&mut r) {
             Ok(m) => m,
             Err(e) => {
-                log::debug!("a11y bus reader stops: {e}");
+                log::debug!("bus reader stops: {e}");
                 break;
             }
         };
@@ -215,7 +219,7 @@ fn read_loop(stream: UnixStream, tx: Sender<Message>, mut on_signal: SignalHandl
     closed.store(true, Ordering::Relaxed);
 }
 
-fn read_message(r: &mut impl Read) -> Result<Message, AtspiError> {
+fn read_message(r: &mut impl Read) -> Result<Message, DbusError> {
     let mut head = [0u8; 16];
     r.read_exact(&mut head)?;
     let total = wire::message_len(&head)?;
@@ -226,21 +230,21 @@ fn read_message(r: &mut impl Read) -> Result<Message, AtspiError> {
 }
 
 /// SASL EXTERNAL with our effective uid; the server checks it against the socket's peer credentials.
-fn authenticate(stream: &mut UnixStream) -> Result<(), AtspiError> {
+fn authenticate(stream: &mut UnixStream) -> Result<(), DbusError> {
     // SAFETY: geteuid has no preconditions and cannot fail.
     let uid = unsafe { libc::geteuid() };
     let hex: String = uid.to_string().bytes().map(|b| format!("{b:02x}")).collect();
     stream.write_all(format!("\0AUTH EXTERNAL {hex}\r\n").as_bytes())?;
     let line = read_line(stream)?;
     if !line.starts_with("OK ") {
-        return Err(AtspiError::Auth(line));
+        return Err(DbusError::Auth(line));
     }
     stream.write_all(b"BEGIN\r\n")?;
     Ok(())
 }
 
 /// Reads one CRLF-terminated line byte by byte (nothing after it may be consumed).
-fn read_line(stream: &mut UnixStream) -> Result<String, AtspiError> {
+fn read_line(stream: &mut UnixStream) -> Result<String, DbusError> {
     let mut line = Vec::new();
     let mut byte = [0u8; 1];
     while line.len() < 1024 {
@@ -253,12 +257,12 @@ fn read_line(stream: &mut UnixStream) -> Result<String, AtspiError> {
         }
         line.push(byte[0]);
     }
-    Err(AtspiError::Auth("authentication line too long".into()))
+    Err(DbusError::Auth("authentication line too long".into()))
 }
 
 /// Connects to the first usable `unix:` entry of a D-Bus address list.
-fn open_socket(address: &str) -> Result<UnixStream, AtspiError> {
-    let mut last = AtspiError::Address(address.to_owned());
+fn open_socket(address: &str) -> Result<UnixStream, DbusError> {
+    let mut last = DbusError::Address(address.to_owned());
     for entry in address.split(';').filter(|e| !e.is_empty()) {
         let Some(("unix", params)) = entry.split_once(':') else {
             continue;
@@ -283,14 +287,14 @@ fn open_socket(address: &str) -> Result<UnixStream, AtspiError> {
         };
         match res {
             Ok(s) => return Ok(s),
-            Err(e) => last = AtspiError::Io(e),
+            Err(e) => last = DbusError::Io(e),
         }
     }
     Err(last)
 }
 
 /// Undoes the `%xx` escaping of D-Bus address values.
-fn unescape(v: &str) -> Result<Vec<u8>, AtspiError> {
+fn unescape(v: &str) -> Result<Vec<u8>, DbusError> {
     let b = v.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -298,7 +302,7 @@ fn unescape(v: &str) -> Result<Vec<u8>, AtspiError> {
         if b[i] == b'%' {
             let hex = b.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
             let byte =
-                hex.and_then(|h| u8::from_str_radix(h, 16).ok()).ok_or_else(|| AtspiError::Address(v.to_owned()))?;
+                hex.and_then(|h| u8::from_str_radix(h, 16).ok()).ok_or_else(|| DbusError::Address(v.to_owned()))?;
             out.push(byte);
             i += 3;
         } else {

@@ -1,10 +1,9 @@
-//! Errors of the D-Bus client and the walk. None of them reach the engine: a snapshot that cannot be
-//! taken is `AxHealth::Unavailable` or `Partial`.
+//! What can go wrong talking to a message bus.
 
 use std::time::Duration;
 
 #[derive(Debug, thiserror::Error)]
-pub enum AtspiError {
+pub enum DbusError {
     #[error("unsupported or malformed D-Bus address {0:?}")]
     Address(String),
     #[error("D-Bus I/O: {0}")]
