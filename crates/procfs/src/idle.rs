@@ -15,6 +15,10 @@
 //! own cycles: once its main thread has run a few times since the wait began, what was sent before
 //! has been through a frame, and a moment with everyone asleep is enough ([`IdleRule::cycles`]).
 //!
+//! Quiet is counted only over gaps between looks short enough to vouch for: when the looking thread
+//! itself did not run for a while (a loaded machine, a virtual machine whose CPUs the host took away),
+//! the watched ones may not have either, and their silence then means nothing ([`TRUSTED_GAP`]).
+//!
 //! Without schedstat (a kernel built without `CONFIG_SCHED_INFO`) the CPU time in `stat` stands in; it
 //! moves in clock ticks, so short runs between looks can go unseen, and the states carry more weight.
 
@@ -74,36 +78,46 @@ struct Look {
     all_asleep: bool,
 }
 
+/// The longest gap between two looks whose quiet counts. A longer one means the looking thread did not
+/// run in between — a busy machine, or a virtual machine whose CPUs the host took away — and then the
+/// watched threads may well not have had a CPU either: that nobody ran in such a gap says nothing.
+pub const TRUSTED_GAP: Duration = Duration::from_millis(8);
+
 /// Blocks until the threads of `pids` count as idle by `rule`, or its ceiling passed.
 pub fn wait_until_idle(pids: &[u32], rule: &IdleRule) -> Idle {
     let start = Instant::now();
     let mut last = look(pids);
+    let mut last_at = start;
     let main_runs = |l: &Look| rule.cycling.and_then(|pid| l.runs.get(&(pid, pid)).copied());
     let first_main = main_runs(&last);
-    let mut still_since = start;
+    // Quiet time seen so far, summed over trusted gaps only.
+    let mut still = Duration::ZERO;
     loop {
         let now = Instant::now();
-        let still = now.duration_since(still_since);
+        let waited = now.duration_since(start);
         let cycled = match (first_main, main_runs(&last)) {
             (Some(a), Some(b)) => b.saturating_sub(a) >= rule.cycles,
             _ => false,
         };
         // Cycling counts only once a quiet time has passed since the start, so one burst of runs
         // (reading input, then handling it) is not taken for frames going by.
-        let waited = now.duration_since(start);
         let cycled = cycled && waited >= rule.quiet;
         if last.all_asleep && (still >= rule.quiet || (cycled && still >= rule.brief)) {
-            return Idle::Reached { waited: now.duration_since(start) };
+            return Idle::Reached { waited };
         }
-        if now.duration_since(start) >= rule.ceiling {
-            return Idle::StillBusy { waited: now.duration_since(start) };
+        if waited >= rule.ceiling {
+            return Idle::StillBusy { waited };
         }
         sleep(IDLE_LOOK_EVERY);
         let next = look(pids);
+        let at = Instant::now();
         if next != last || !next.all_asleep {
-            still_since = Instant::now();
+            still = Duration::ZERO;
+        } else if at.duration_since(last_at) <= TRUSTED_GAP {
+            still += at.duration_since(last_at);
         }
         last = next;
+        last_at = at;
     }
 }
 
@@ -153,7 +167,8 @@ fn cpu_ticks(stat: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::process::{Command, Stdio};
+    use std::io::{BufRead, BufReader};
+    use std::process::{Child, Command, Stdio};
 
     fn quiet(ceiling_ms: u64) -> IdleRule {
         IdleRule::quiet(Duration::from_millis(20), Duration::from_millis(ceiling_ms))
@@ -166,6 +181,22 @@ mod tests {
         let stat = "7 (a b) S 1 7 7 0 -1 4194560 100 0 0 0 25 12 0 0 20 0 1 0 5 0 0";
         assert_eq!(cpu_ticks(stat), Some(37));
         assert_eq!(cpu_ticks("7 (x) S 1"), None);
+    }
+
+    /// A Python child running `script` once its interpreter has loaded: until then it sleeps on file
+    /// reads now and then, which on a loaded machine can pass for idle.
+    fn python(script: &str, stdin: Stdio) -> Child {
+        let mut child = Command::new("python3")
+            .args(["-c", &format!("print('ready', flush=True)\n{script}")])
+            .stdin(stdin)
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("python3");
+        let mut line = String::new();
+        let out = child.stdout.take().expect("stdout");
+        BufReader::new(out).read_line(&mut line).expect("its first line");
+        assert_eq!(line.trim(), "ready");
+        child
     }
 
     #[test]
@@ -189,13 +220,7 @@ mod tests {
     #[test]
     fn a_process_woken_often_is_not_idle_although_it_sleeps_between() {
         // Asleep at nearly every look, but run every 5 ms: its run count gives it away.
-        let mut ticker = Command::new("python3")
-            .args(["-c", "import time\nwhile True: time.sleep(0.005)"])
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("python3");
-        // Started (its interpreter loaded) before it is judged.
-        sleep(Duration::from_millis(300));
+        let mut ticker = python("import time\nwhile True: time.sleep(0.005)", Stdio::null());
         let woken = wait_until_idle(&[ticker.id()], &quiet(300));
         let _ = ticker.kill();
         let _ = ticker.wait();
@@ -212,13 +237,12 @@ mod tests {
 
     #[test]
     fn work_sent_to_a_sleeping_reader_is_waited_for() {
-        // A reader that spends 200 ms of CPU on each line it gets: idle before a line, busy after.
-        let mut reader = Command::new("sh")
-            .args(["-c", "while read l; do end=$(( $(date +%s%N) + 200000000 )); while [ $(date +%s%N) -lt $end ]; do :; done; done"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("sh");
+        // A reader that spends 200 ms of CPU on each line it gets, in its own process: idle before a
+        // line, busy after.
+        let mut reader = python(
+            "import sys, time\nfor line in sys.stdin:\n    end = time.monotonic() + 0.2\n    while time.monotonic() < end: pass",
+            Stdio::piped(),
+        );
         let pid = reader.id();
         let before = wait_until_idle(&[pid], &quiet(10_000));
         let mut stdin = reader.stdin.take().expect("stdin");
@@ -236,12 +260,7 @@ mod tests {
     fn an_app_drawing_frames_is_idle_once_its_frames_went_by() {
         // Woken every 16 ms like an app drawing at 60 Hz: never quiet for 20 ms, but between frames
         // for 5 ms once a few frames went by.
-        let mut frames = Command::new("python3")
-            .args(["-c", "import time\nwhile True: time.sleep(0.016)"])
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("python3");
-        sleep(Duration::from_millis(300));
+        let mut frames = python("import time\nwhile True: time.sleep(0.016)", Stdio::null());
         let pid = frames.id();
         let by_quiet = wait_until_idle(&[pid], &quiet(500));
         let rule = IdleRule { cycling: Some(pid), cycles: 3, brief: Duration::from_millis(5), ..quiet(2000) };

@@ -28,7 +28,7 @@ use std::path::PathBuf;
 
 use handrail_platform::{FileState, ShellFiles};
 
-pub use idle::{wait_until_idle, Idle, IdleRule, IDLE_LOOK_EVERY};
+pub use idle::{wait_until_idle, Idle, IdleRule, IDLE_LOOK_EVERY, TRUSTED_GAP};
 pub use procs::{foreground_shell, Shell};
 
 /// [`ShellFiles`] from `/proc`, for terminal windows whose processes run on this machine.

@@ -405,11 +405,14 @@ fn detection_can_be_switched_off() {
     let off =
         X11Settle::with_options(&d.sandbox.display(), SettleOptions { min_bursts: 0, ..Default::default() }).unwrap();
     let _ticker = d.sh(&root_animation(None));
-    // Even with a history of ticking, nothing is ignored: the wait runs into the ceiling.
+    // Even with a history of ticking, nothing is ignored: its frames are changes. (Whether the wait
+    // also runs into the ceiling depends on the ticker never pausing for the quiet time, and it forks
+    // a process per frame, which a loaded machine stalls now and then: a settle after such a pause is
+    // right, so only what was seen and ignored is asserted.)
     std::thread::sleep(ms(1200));
     let req = SettleRequest { response_window: ms(1000), quiet: ms(500), ceiling: ms(1500) };
     let report = off.watch().unwrap().wait(&req).unwrap();
-    assert!(report.saw_change && !report.settled && report.ignored.is_empty(), "{report:?}");
+    assert!(report.saw_change && report.ignored.is_empty(), "{report:?}");
     assert!(off.events_seen() > 0);
 }
 
