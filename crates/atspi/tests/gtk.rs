@@ -260,11 +260,15 @@ fn warm_snapshots_reuse_windows_and_match_a_cold_walk() {
     let _app = spawn(sandbox, "zenity", &["--info", "--title", "Handrail Mover", "--text", "Move me"]);
     wait_for(&desk.source, &limits, Duration::from_secs(20), |s| window(s, "Handrail Mover").is_some())
         .unwrap_or_else(|s| panic!("never appeared:\n{}", common::dump(&s)));
-    // Quiet screen: sooner or later nothing is re-walked.
-    wait_for(&desk.source, &limits, Duration::from_secs(10), |_| desk.source.last_stats().windows_walked == 0)
-        .unwrap_or_else(|s| panic!("windows kept being re-walked:\n{}", common::dump(&s)));
-    let warm = desk.source.snapshot(&limits);
-    assert!(desk.source.last_stats().windows_reused >= 1);
+    // Quiet screen: sooner or later nothing is re-walked and the window is reused. (One look that
+    // walked nothing does not promise the next reuses: on a loaded machine an event can still come
+    // late — the window manager activating a window after it mapped — and have it read again, or an
+    // app can miss a look's deadline, which leaves its windows out of that look.)
+    let warm = wait_for(&desk.source, &limits, Duration::from_secs(10), |_| {
+        let stats = desk.source.last_stats();
+        stats.windows_walked == 0 && stats.windows_reused >= 1
+    })
+    .unwrap_or_else(|s| panic!("windows kept being re-walked, or none was reused:\n{}", common::dump(&s)));
     desk.source.clear_cache();
     let cold = desk.source.snapshot(&limits);
     assert_eq!(warm.nodes, cold.nodes, "a reused window equals a fresh walk");

@@ -140,9 +140,20 @@ pub fn scrolling_moves_the_list_both_ways(h: &mut dyn Harness) {
 
 pub fn drag_and_drop_reaches_the_target(h: &mut dyn Harness) {
     let mut probe = h.open_probe("conformance drag");
-    let (from, to) = (center(probe.bounds("Card")), center(probe.bounds("Drop here")));
+    let (card, target) = (probe.bounds("Card"), probe.bounds("Drop here"));
+    let (from, to) = (center(card), center(target));
     h.desktop().input.drag(from, to).expect("drag");
-    expect(h, probe.as_mut(), "the drop", &|l| l == "dropped");
+    if probe.expect(WAIT, &|l| l == "dropped").is_none() {
+        // Where everything was, for a drop that never came: a press that missed the card says
+        // nothing at all, one the compositor cancelled says `card-pressed, drag-begin, drag-failed`.
+        let front = h.desktop().windows.frontmost();
+        panic!(
+            "{}: the probe never reported the drop (dragged {from:?} → {to:?}; the probe placed Card at \
+             {card:?}, Drop here at {target:?}; front window now {front:?}); it said {:?}",
+            h.name(),
+            probe.said()
+        );
+    }
 }
 
 pub fn windows_are_listed_and_activated(h: &mut dyn Harness) {
