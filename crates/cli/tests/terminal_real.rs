@@ -215,8 +215,10 @@ fn unattended_checks(agent: &mut Agent, sandbox: &Sandbox, s: &Scratch, class: &
         refused(&o);
         assert!(o.message.as_deref().unwrap_or_default().contains("\"notes.txt\" exists"), "{line}: {}", o.text());
     }
-    // Onto new files, nothing is destroyed: they run, unattended too.
-    sent(&agent.type_text("df -h > usage.txt && cp notes.txt copy.txt\n"));
+    // Onto new files, nothing is destroyed: they run, unattended too. (`df -h .`, not every mount:
+    // plain `df` asks each mount of the machine and fails when one is stale — a GVFS FUSE mount left
+    // by a killed session said "Transport endpoint is not connected" — and `&&` then stops the line.)
+    sent(&agent.type_text("df -h . > usage.txt && cp notes.txt copy.txt\n"));
     s.appears("usage.txt");
     s.appears("copy.txt");
     // A cd earlier in the same input: which file is meant cannot be told from here.
