@@ -34,7 +34,7 @@ use wayland_protocols_wlr::virtual_pointer::v1::client::{zwlr_virtual_pointer_ma
 use crate::conn::{self, bind_outputs, now_ms, track_outputs, HasOutputs, Outputs, Socket};
 use crate::error::WaylandError;
 use crate::keymap::{keysym_for_key_name, Keymap, Stroke, EXTRA_SLOTS};
-use crate::pace::{self, AppAt, Pace, Phase};
+use crate::pace::{self, AppsAt, Pace, Phase};
 
 /// Gap between the clicks of a double or triple click: well inside any toolkit's double-click
 /// interval, and never the same millisecond.
@@ -84,8 +84,8 @@ struct Devices {
 /// Virtual pointer and keyboard on a wlroots compositor. See the [module docs](self).
 pub struct WaylandInput {
     devices: Mutex<Devices>,
-    /// The process showing the window at a point, for pacing drags by the apps at their ends.
-    app_at: Option<AppAt>,
+    /// The processes showing the windows at a drag's two ends, for pacing drags by them.
+    apps_at: Option<AppsAt>,
 }
 
 impl std::fmt::Debug for WaylandInput {
@@ -297,13 +297,13 @@ impl WaylandInput {
         devices.compositor = pace::compositor_pid(&devices.conn);
         devices.upload_keymap()?;
         devices.sync()?;
-        Ok(WaylandInput { devices: Mutex::new(devices), app_at: None })
+        Ok(WaylandInput { devices: Mutex::new(devices), apps_at: None })
     }
 
-    /// Drags wait for the apps `app_at` finds at their two ends (and the compositor) to handle each
+    /// Drags wait for the apps `apps_at` finds at their two ends (and the compositor) to handle each
     /// phase, instead of fixed pauses.
-    pub fn pacing_drags_by(mut self, app_at: AppAt) -> WaylandInput {
-        self.app_at = Some(app_at);
+    pub fn pacing_drags_by(mut self, apps_at: AppsAt) -> WaylandInput {
+        self.apps_at = Some(apps_at);
         self
     }
 
@@ -417,8 +417,8 @@ impl Input for WaylandInput {
         let mut d = self.lock();
         d.check_point(from)?;
         d.check_point(to)?;
-        let app = |at| self.app_at.as_ref().and_then(|f| f(at));
-        let pace = Pace::new(d.compositor, app(from), app(to));
+        let (source, target) = self.apps_at.as_ref().map_or((None, None), |f| f(from, to));
+        let pace = Pace::new(d.compositor, source, target);
         d.move_to(from);
         let mut held = Held::new(&mut d);
         held.press(Down::Button(BTN_LEFT));

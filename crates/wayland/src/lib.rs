@@ -80,8 +80,8 @@ impl WaylandDesktop {
         let windows = Arc::new(WaylandWindows::connect(&options.socket, ipc, options.launch)?);
         let accessibility = WindowRelative::new(accessibility, Arc::clone(&windows));
         let under = Arc::clone(&windows);
-        let input =
-            WaylandInput::connect(&options.socket)?.pacing_drags_by(Box::new(move |at| pace::app_at(&*under, at)));
+        let input = WaylandInput::connect(&options.socket)?
+            .pacing_drags_by(Box::new(move |from, to| pace::apps_at(&*under, from, to)));
         Ok(Desktop {
             screen: Box::new(screen),
             input: Box::new(input),

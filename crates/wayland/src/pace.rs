@@ -41,13 +41,16 @@ pub const DRAG_START_DWELL: Duration = Duration::from_millis(200);
 /// Pause at a drag's destination before releasing, when the apps are not known.
 pub const DROP_DWELL: Duration = Duration::from_millis(200);
 
-/// Which process shows the window at a point, when the compositor says.
-pub type AppAt = Box<dyn Fn(Point) -> Option<u32> + Send + Sync>;
+/// Which processes show the windows at a drag's two ends, when the compositor says.
+pub type AppsAt = Box<dyn Fn(Point, Point) -> (Option<u32>, Option<u32>) + Send + Sync>;
 
-/// The process of the frontmost window (not minimised) containing `at`.
-pub fn app_at(windows: &dyn Windows, at: Point) -> Option<u32> {
-    let stack = windows.stack().ok()?;
-    stack.iter().rev().filter(|w| !w.minimized && w.info.bounds.contains(at)).find_map(|w| w.info.pid)
+/// The processes of the frontmost windows (not minimised) containing `from` and `to`, from one
+/// reading of the stack.
+pub fn apps_at(windows: &dyn Windows, from: Point, to: Point) -> (Option<u32>, Option<u32>) {
+    let Ok(stack) = windows.stack() else { return (None, None) };
+    let at =
+        |p: Point| stack.iter().rev().filter(|w| !w.minimized && w.info.bounds.contains(p)).find_map(|w| w.info.pid);
+    (at(from), at(to))
 }
 
 /// The process at the other end of the compositor connection.
@@ -91,10 +94,13 @@ pub struct Pace {
 impl Pace {
     /// Pacing by the compositor and the apps of the windows at the drag's two ends.
     pub fn new(compositor: Option<u32>, source: Option<u32>, target: Option<u32>) -> Pace {
-        let tree = |app: Option<u32>| {
+        let tree = |app: Option<u32>| -> Vec<u32> {
             app.map(|pid| handrail_launch::process_tree(pid).into_iter().collect()).unwrap_or_default()
         };
-        Pace { compositor, apps: [source, target], source: tree(source), target: tree(target) }
+        let source_tree = tree(source);
+        // Most drags stay in one app: its tree is read from /proc once.
+        let target_tree = if target == source { source_tree.clone() } else { tree(target) };
+        Pace { compositor, apps: [source, target], source: source_tree, target: target_tree }
     }
 
     /// Who `phase` waits on: everyone known, when the app that acts in it is; else nobody (a fixed
@@ -188,10 +194,13 @@ mod tests {
             window(Some(3), Rect::new(100, 100, 50, 50), true),
             window(None, Rect::new(400, 400, 50, 50), false),
         ]);
-        assert_eq!(app_at(&stack, Point::new(150, 150)), Some(2), "over 1, under a minimised 3");
-        assert_eq!(app_at(&stack, Point::new(10, 10)), Some(1));
-        assert_eq!(app_at(&stack, Point::new(410, 410)), Some(1), "a window without a process is passed over");
-        assert_eq!(app_at(&stack, Point::new(900, 900)), None);
+        let p = Point::new;
+        assert_eq!(apps_at(&stack, p(150, 150), p(10, 10)), (Some(2), Some(1)), "over 1, under a minimised 3");
+        assert_eq!(
+            apps_at(&stack, p(410, 410), p(900, 900)),
+            (Some(1), None),
+            "a window without a process is passed over"
+        );
     }
 
     fn pace(compositor: Option<u32>, source: &[u32], target: &[u32]) -> Pace {
