@@ -129,16 +129,15 @@ fn look(pids: &[u32]) -> Look {
         for task in tasks.flatten() {
             let Some(tid) = task.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
             // A thread can end between the listing and the read: it holds nothing up either.
-            let Some(stat) = fs::read_to_string(task.path().join("stat")).ok().and_then(|t| parse_stat(&t)) else {
-                continue;
-            };
+            let Ok(text) = fs::read_to_string(task.path().join("stat")) else { continue };
+            let Some(stat) = parse_stat(&text) else { continue };
             if !asleep(stat.state) {
                 seen.all_asleep = false;
             }
             let runs = fs::read_to_string(task.path().join("schedstat"))
                 .ok()
                 .and_then(|t| run_count(&t))
-                .or_else(|| fs::read_to_string(task.path().join("stat")).ok().and_then(|t| cpu_ticks(&t)))
+                .or_else(|| cpu_ticks(&text))
                 .unwrap_or(0);
             seen.runs.insert((pid, tid), runs);
         }
