@@ -136,6 +136,17 @@ impl FuzzArg {
         }
     }
 
+    /// How many containers deep its decoded value goes (an array, a dictionary entry and a variant are
+    /// one each); the decoder, like D-Bus, stops at 64.
+    fn depth(&self) -> u32 {
+        match self {
+            FuzzArg::StrArray(_) => 1,
+            FuzzArg::Dict(v) if v.is_empty() => 1,
+            FuzzArg::Dict(v) => 3 + v.iter().map(|(_, a)| a.depth()).max().unwrap_or(0),
+            _ => 0,
+        }
+    }
+
     /// What it decodes to.
     fn decoded(&self) -> Value {
         match self {
@@ -178,17 +189,22 @@ fn call_round_trip(data: &[u8]) {
     };
     let signature: String = args.iter().map(Arg::signature).collect();
     let paths_valid = c.args.iter().all(FuzzArg::paths_valid);
+    let depth_valid = c.args.iter().all(|a| a.depth() <= 64);
     let bytes = match encode_call(&call, c.serial) {
         Ok(b) => b,
         Err(e) => {
             // What a call can get wrong: a signature past the 255 bytes D-Bus allows, an object path
-            // that is not one.
-            assert!(signature.len() > 255 || !paths_valid, "encode_call refused a valid call: {e}");
+            // that is not one, values nested deeper than 64 containers.
+            assert!(
+                signature.len() > 255 || !paths_valid || !depth_valid,
+                "encode_call refused a valid call: {e}"
+            );
             return;
         }
     };
     assert!(signature.len() <= 255, "encode_call wrote a signature D-Bus does not allow");
     assert!(paths_valid, "encode_call sent an object path D-Bus does not allow");
+    assert!(depth_valid, "encode_call sent values nested deeper than D-Bus allows");
     let head: &[u8; 16] = bytes.first_chunk().expect("a header");
     assert_eq!(message_len(head).expect("our own header"), bytes.len());
     let m = decode_message(&bytes).expect("our own call decodes");

@@ -141,6 +141,16 @@ impl Arg {
             Arg::Dict(_) => "a{sv}",
         }
     }
+
+    /// How many containers deep its value goes, counted as the decoder counts them: an array, a
+    /// dictionary entry and a variant are one level each.
+    pub fn nesting(&self) -> u32 {
+        match self {
+            Arg::StrArray(_) => 1,
+            Arg::Dict(entries) => entries.iter().map(|(_, value)| 3 + value.nesting()).max().unwrap_or(1),
+            Arg::Str(_) | Arg::Path(_) | Arg::Bool(_) | Arg::U32(_) | Arg::I32(_) | Arg::F64(_) => 0,
+        }
+    }
 }
 
 /// Whether `path` is an object path D-Bus accepts: `/`, or `/`-separated non-empty elements of ASCII
@@ -486,6 +496,13 @@ pub fn encode_call(call: &Call<'_>, serial: u32) -> Result<Vec<u8>, DbusError> {
     let mut body = Writer::default();
     let mut signature = String::new();
     for a in call.args {
+        // A call nested deeper than a peer (or this decoder) accepts would only come back as an error.
+        if a.nesting() > MAX_DEPTH {
+            return Err(protocol(format!(
+                "an argument nests {} containers deep; D-Bus allows {MAX_DEPTH}",
+                a.nesting()
+            )));
+        }
         signature.push_str(a.signature());
         body.arg(a)?;
     }
@@ -671,6 +688,27 @@ mod tests {
             let call = Call { destination: "", path: "/", interface: "i.I", member: "M", args: &args, flags: 0 };
             prop_assert_eq!(encode_call(&call, 1).is_ok(), valid);
         }
+    }
+
+    /// `k` dictionaries each holding the next, the innermost holding a number: 3·k levels deep.
+    fn nested_dicts(k: usize) -> Arg {
+        (0..k).fold(Arg::U32(7), |inner, _| Arg::Dict(vec![("k".into(), inner)]))
+    }
+
+    #[test]
+    fn calls_nested_past_the_limit_are_refused_before_sending() {
+        // 21 levels of a{sv} are 63 containers: sent, and read back whole.
+        let args = [nested_dicts(21)];
+        let call = Call { destination: "", path: "/", interface: "i.I", member: "M", args: &args, flags: 0 };
+        let bytes = encode_call(&call, 1).expect("63 containers deep is allowed");
+        let m = decode_message(&bytes).expect("decodes");
+        assert_eq!(m.values().expect("body"), vec![decoded(&args[0])]);
+        // 22 levels are 66: refused with the reason, where the decoder (and a peer) would refuse it.
+        let args = [nested_dicts(22)];
+        let call = Call { destination: "", path: "/", interface: "i.I", member: "M", args: &args, flags: 0 };
+        let err = encode_call(&call, 1).expect_err("66 containers deep");
+        assert!(err.to_string().contains("66 containers deep"), "{err}");
+        assert_eq!(Arg::Dict(vec![]).nesting(), 1, "an empty dictionary is one array");
     }
 
     #[test]
