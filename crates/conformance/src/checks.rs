@@ -181,15 +181,7 @@ pub fn windows_are_listed_and_activated(h: &mut dyn Harness) {
 /// itself in a few frames spread out by a busy machine can pass for an animation for a moment, and
 /// then a change inside it would be taken for one of its frames.
 fn still(h: &dyn Harness) {
-    let quiet = SettleRequest { response_window: Duration::from_millis(300), ..SettleRequest::default() };
-    let deadline = Instant::now() + WAIT;
-    loop {
-        let report = h.desktop().settle.watch().expect("watch").wait(&quiet).expect("quiet");
-        if report.settled && !report.saw_change && report.ignored.is_empty() {
-            return;
-        }
-        assert!(Instant::now() < deadline, "{}: the desktop never went still: {report:?}", h.name());
-    }
+    crate::wait_until_still(h.desktop(), h.name());
 }
 
 pub fn settle_waits_for_a_late_reaction(h: &mut dyn Harness) {

@@ -12,9 +12,9 @@ pub mod checks;
 pub mod real;
 pub mod sim;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use handrail_platform::{Desktop, Rect};
+use handrail_platform::{Desktop, Rect, SettleRequest};
 
 /// A backend under test: a desktop, and a way to open the probe on it.
 pub trait Harness {
@@ -89,4 +89,19 @@ macro_rules! conformance_suite {
 pub fn serial() -> std::sync::MutexGuard<'static, ()> {
     static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
     SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Waits until the screen has not changed for 300 ms and nothing on it counts as animating, up to
+/// 10 s (then panics, naming `harness`): what an agent's observation gives before it acts, so input
+/// goes to windows the compositor already shows.
+pub fn wait_until_still(desktop: &Desktop, harness: &str) {
+    let quiet = SettleRequest { response_window: Duration::from_millis(300), ..SettleRequest::default() };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let report = desktop.settle.watch().expect("watch").wait(&quiet).expect("quiet");
+        if report.settled && !report.saw_change && report.ignored.is_empty() {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{harness}: the desktop never went still: {report:?}");
+    }
 }

@@ -66,6 +66,9 @@ fn gtk4_controls_are_listed_inside_their_window_and_reached(h: RealHarness) {
     }
 
     let hello = find(&snap, Role::Button, "Say hello").expect("listed above").bounds.center();
+    // A window listed (by the compositor or the accessibility bus) may not be shown yet, and then
+    // not reached by input either: act on a screen that shows it, as an agent would.
+    handrail_conformance::wait_until_still(desktop, h.name());
     desktop.input.click(hello, MouseButton::Left, 1).expect("click");
     assert!(
         app.wait_for(|l| l == "clicked hello").is_some(),
