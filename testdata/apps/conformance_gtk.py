@@ -15,7 +15,11 @@ arrived without relying on the backend under test:
                                        the press itself repaints nothing)
     dropped                            "Card" was dragged and dropped onto "Drop here"
 
-Usage: conformance_gtk.py [--title TITLE]
+Usage: conformance_gtk.py [--title TITLE] [--fullscreen]
+
+--fullscreen: the window fills its monitor, without decorations or shadows, and its geometry is
+reported once it does, so that on a compositor that says nowhere where a window lies (mutter without
+GNOME Shell) its surface starts at the monitor's origin.
 """
 import sys
 
@@ -34,8 +38,11 @@ def main():
     title = "handrail conformance"
     if "--title" in sys.argv:
         title = sys.argv[sys.argv.index("--title") + 1]
+    fullscreen = "--fullscreen" in sys.argv
     win = Gtk.Window(title=title)
     win.set_default_size(640, 520)
+    if fullscreen:
+        win.fullscreen()
     win.connect("destroy", Gtk.main_quit)
 
     def on_key(_w, ev):
@@ -120,6 +127,11 @@ def main():
         gdk_window = win.get_window()
         if gdk_window is None:
             return True
+        if fullscreen:
+            monitor = win.get_display().get_monitor_at_window(gdk_window).get_geometry()
+            filled = gdk_window.get_state() & Gdk.WindowState.FULLSCREEN
+            if not filled or win.get_allocated_width() != monitor.width:
+                return True
         _, ox, oy = gdk_window.get_origin()
         for label, widget in named.items():
             alloc = widget.get_allocation()

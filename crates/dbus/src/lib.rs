@@ -156,6 +156,37 @@ impl Bus {
         }
     }
 
+    /// Sends `calls` in order, in one write, and waits for every reply: the first error any of them
+    /// got, or a timeout when not all were answered in `timeout`. Replies to older calls are
+    /// discarded. For bursts whose order matters and that must all have been carried out (input).
+    pub fn call_all(&mut self, calls: &[Call<'_>], timeout: Duration, what: &'static str) -> Result<(), DbusError> {
+        let deadline = Instant::now() + timeout;
+        let mut waiting = std::collections::HashSet::new();
+        for c in calls {
+            waiting.insert(self.queue(c)?);
+        }
+        self.flush()?;
+        let mut first_error = None;
+        while !waiting.is_empty() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(DbusError::Timeout { what, after: timeout });
+            }
+            match self.recv(left) {
+                Recv::Message(m) => {
+                    if m.reply_serial.is_some_and(|s| waiting.remove(&s)) {
+                        if let Err(e) = into_result(*m) {
+                            first_error.get_or_insert(e);
+                        }
+                    }
+                }
+                Recv::Timeout => return Err(DbusError::Timeout { what, after: timeout }),
+                Recv::Closed => return Err(DbusError::Closed),
+            }
+        }
+        first_error.map_or(Ok(()), Err)
+    }
+
     /// Sends calls whose replies nobody waits for (match rules, event registration).
     pub fn send_all(&mut self, calls: &[Call<'_>]) -> Result<(), DbusError> {
         for c in calls {

@@ -12,6 +12,7 @@ mod element;
 mod frame;
 mod geometry;
 mod input;
+pub mod keysym;
 mod monitor;
 mod network;
 mod policy;

@@ -82,7 +82,6 @@
 
 mod clipboard;
 mod keymap;
-mod keysym;
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::sleep;
@@ -102,9 +101,9 @@ use x11rb::{CURRENT_TIME, NONE};
 
 use self::clipboard::{Clipboard, PasteError};
 use self::keymap::{Keymap, Stroke};
-use self::keysym::Keysym;
 use crate::conn::Conn;
 use crate::error::X11Error;
+use handrail_platform::keysym::{self, Keysym};
 
 /// Gap between the clicks of a double or triple click: well inside any toolkit's double-click interval
 /// (250–500 ms), and never the same millisecond, which toolkits comparing timestamps could collapse.

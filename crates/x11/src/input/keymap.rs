@@ -11,8 +11,8 @@ use handrail_platform::Modifiers;
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{ConnectionExt as _, Keycode};
 
-use super::keysym::{self, Keysym, NO_SYMBOL};
 use crate::error::X11Error;
+use handrail_platform::keysym::{self, Keysym, NO_SYMBOL};
 
 /// How to produce one keysym: a keycode, pressed with or without shift.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

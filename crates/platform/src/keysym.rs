@@ -1,6 +1,7 @@
-//! Keysyms: canonical key names and characters to X keysyms, and keysyms back to characters.
+//! Keysyms: canonical key names and characters to X keysyms, and keysyms back to characters. X11 types
+//! with them, and so do desktops whose remote-input interfaces take keysyms (GNOME's).
 //!
-//! Only what handrail needs: the named keys of [`handrail_platform::KeyCombo`], any Unicode character
+//! Only what handrail needs: the named keys of [`crate::KeyCombo`], any Unicode character
 //! (Latin-1 keysyms equal their code point; everything else has a Unicode keysym, `0x0100_0000 + cp`),
 //! and the reverse for the legacy keysym ranges a keyboard layout is likely to carry for the scripts
 //! handrail is used with (Latin-1, Thai). A keysym we cannot read back as a character only means we do
@@ -75,8 +76,8 @@ pub fn for_key_name(name: &str) -> Option<Keysym> {
     ((1..=24).contains(&n) && name[1..] == n.to_string()).then(|| F1 + n - 1)
 }
 
-/// The keysym that types `c`. Control characters have none (newline and tab are keys, see
-/// [`crate::input`]); everything else has one.
+/// The keysym that types `c`. Control characters have none (newline and tab are typed as the keys
+/// Return and Tab); everything else has one.
 pub fn for_char(c: char) -> Option<Keysym> {
     let cp = u32::from(c);
     match cp {

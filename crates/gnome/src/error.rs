@@ -1,0 +1,26 @@
+//! What can go wrong driving mutter.
+
+use handrail_dbus::DbusError;
+use handrail_platform::PlatformError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum GnomeError {
+    #[error("mutter's D-Bus: {0}")]
+    Dbus(#[from] DbusError),
+    /// mutter answered something other than its interface says.
+    #[error("mutter answered unexpectedly: {0}")]
+    Unexpected(String),
+    #[error("no monitor to record: mutter lists none")]
+    NoMonitor,
+}
+
+impl From<GnomeError> for PlatformError {
+    fn from(e: GnomeError) -> Self {
+        match e {
+            GnomeError::Dbus(DbusError::Timeout { what, after }) => {
+                PlatformError::Timeout(format!("mutter's answer to {what} (waited {after:?})"))
+            }
+            other => PlatformError::Failed(other.to_string()),
+        }
+    }
+}

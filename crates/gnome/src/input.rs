@@ -1,0 +1,373 @@
+//! Input through mutter's remote-desktop session: pointer motion relative to a monitor's stream,
+//! buttons by evdev code, wheel steps, and keys and text as keysyms.
+//!
+//! mutter turns a keysym into a key of the current keymap itself, pressing Shift or AltGr for the
+//! level that carries it, so text in the layout's scripts is typed exactly. A character the keymap
+//! has no key for is dropped by mutter 43 with only a log line; the engine's read-back of typed text
+//! is what notices (typing beyond the keymap needs the clipboard route, not built yet).
+//!
+//! Calls of one action go out in one write and are all answered before the action returns, in
+//! order: mutter handles a connection's calls in the order sent.
+//!
+//! **A press after a move waits for mutter.** mutter takes the events on its input thread and
+//! decides on its main thread which window is under the pointer; a button sent right behind a motion
+//! into a new window can be handled before that and go nowhere (the first click on a just-opened
+//! window was lost every time). So a press, and a wheel step, that follows a motion waits until
+//! mutter's threads are idle ([`handrail_procfs::wait_until_idle`]), as a drag's phases on wlroots
+//! wait for the compositor and apps.
+
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+use handrail_dbus::wire::{Arg, Call};
+use handrail_platform::click_spacing::ClickSpacing;
+use handrail_platform::keysym::{self, Keysym};
+use handrail_platform::{
+    check_typed_length, Input, KeyCombo, Modifiers, MouseButton, PlatformError, Point, ScrollDirection,
+};
+use handrail_procfs::{wait_until_idle, Idle, IdleRule};
+use std::sync::Mutex;
+
+use crate::error::GnomeError;
+use crate::mutter::{MutterSession, CALL_TIMEOUT, REMOTE_DESKTOP_SESSION};
+
+/// Gap between the clicks of a double or triple click.
+pub const MULTI_CLICK_GAP: Duration = Duration::from_millis(30);
+/// Intermediate pointer positions of a drag, so toolkits see the threshold crossed by motion.
+pub const DRAG_STEPS: u32 = 10;
+/// Time between drag motion steps.
+pub const DRAG_STEP_GAP: Duration = Duration::from_millis(8);
+/// How far the first motion of a drag goes: past every toolkit's drag threshold.
+pub const DRAG_START_DISTANCE: i32 = 24;
+/// Pauses after the drag's first motion and at its destination: on Wayland the app starts the drag
+/// and the target accepts it asynchronously, and the compositor drops a drag released before either.
+/// (wlroots drags wait for the apps' processes instead; mutter does not say which process shows a
+/// window, so these stay fixed until windows are known.)
+pub const DRAG_DWELL: Duration = Duration::from_millis(200);
+
+/// How long mutter must stay idle after a motion before a press follows it (a frame and a little).
+pub const MOTION_QUIET: Duration = Duration::from_millis(20);
+/// The longest a press waits for that.
+pub const MOTION_CEILING: Duration = Duration::from_millis(1000);
+
+/// Linux button codes (linux/input-event-codes.h).
+const BTN_LEFT: i32 = 0x110;
+const BTN_RIGHT: i32 = 0x111;
+const BTN_MIDDLE: i32 = 0x112;
+
+/// One input event as mutter's session takes it.
+#[derive(Debug, Clone, PartialEq)]
+enum Notify {
+    Motion { stream: String, x: f64, y: f64 },
+    Button { code: i32, pressed: bool },
+    Key { keysym: Keysym, pressed: bool },
+    Wheel { horizontal: bool, steps: i32 },
+}
+
+impl Notify {
+    fn member_and_args(&self) -> (&'static str, Vec<Arg>) {
+        match self {
+            Notify::Motion { stream, x, y } => {
+                ("NotifyPointerMotionAbsolute", vec![Arg::Str(stream.clone()), Arg::F64(*x), Arg::F64(*y)])
+            }
+            Notify::Button { code, pressed } => ("NotifyPointerButton", vec![Arg::I32(*code), Arg::Bool(*pressed)]),
+            Notify::Key { keysym, pressed } => ("NotifyKeyboardKeysym", vec![Arg::U32(*keysym), Arg::Bool(*pressed)]),
+            Notify::Wheel { horizontal, steps } => {
+                ("NotifyPointerAxisDiscrete", vec![Arg::U32(u32::from(*horizontal)), Arg::I32(*steps)])
+            }
+        }
+    }
+}
+
+/// Pointer and keyboard of a mutter desktop. See the [module docs](self).
+#[derive(Debug)]
+pub struct MutterInput {
+    session: MutterSession,
+    spacing: Mutex<ClickSpacing>,
+}
+
+impl MutterInput {
+    pub fn new(session: MutterSession) -> MutterInput {
+        MutterInput { session, spacing: Mutex::new(ClickSpacing::default()) }
+    }
+
+    pub fn session(&self) -> &MutterSession {
+        &self.session
+    }
+
+    /// Sends `events` in one burst and waits until mutter has handled them all.
+    fn send(&self, events: &[Notify]) -> Result<(), GnomeError> {
+        let built: Vec<(&'static str, Vec<Arg>)> = events.iter().map(Notify::member_and_args).collect();
+        let path = self.session.session_path();
+        let calls: Vec<Call<'_>> = built
+            .iter()
+            .map(|(member, args)| Call {
+                destination: "org.gnome.Mutter.RemoteDesktop",
+                path,
+                interface: REMOTE_DESKTOP_SESSION,
+                member,
+                args,
+                flags: 0,
+            })
+            .collect();
+        Ok(self.session.bus().call_all(&calls, CALL_TIMEOUT, "remote-desktop input")?)
+    }
+
+    /// Sends `events`; when that fails, releases whatever they pressed before reporting it.
+    fn send_releasing(&self, events: &[Notify]) -> Result<(), PlatformError> {
+        self.send(events).map_err(|e| {
+            let releases = releases_of(events);
+            if !releases.is_empty() {
+                if let Err(again) = self.send(&releases) {
+                    log::warn!("releasing after a failed input burst: {again}");
+                }
+            }
+            PlatformError::from(e)
+        })
+    }
+
+    /// Moves the pointer to `to` and waits until mutter has handled the move (see the module docs).
+    fn arrive(&self, to: Point) -> Result<(), PlatformError> {
+        let m = self.motion(to)?;
+        self.send_releasing(&[m])?;
+        if let Some(pid) = self.session.compositor_pid() {
+            let rule = IdleRule::quiet(MOTION_QUIET, MOTION_CEILING);
+            if let Idle::StillBusy { waited } = wait_until_idle(&[pid], &rule) {
+                log::debug!("mutter still busy {waited:?} after a motion");
+            }
+        }
+        Ok(())
+    }
+
+    fn motion(&self, to: Point) -> Result<Notify, PlatformError> {
+        let (stream, x, y) = self
+            .session
+            .locate(to)
+            .ok_or_else(|| PlatformError::Invalid(format!("point {},{} is on no monitor", to.x, to.y)))?;
+        Ok(Notify::Motion { stream: stream.path.clone(), x, y })
+    }
+
+    fn spacing(&self) -> std::sync::MutexGuard<'_, ClickSpacing> {
+        self.spacing.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The releases of every press in `events` that is not released later in them, newest first.
+fn releases_of(events: &[Notify]) -> Vec<Notify> {
+    let mut held: Vec<Notify> = Vec::new();
+    for e in events {
+        match e {
+            Notify::Button { pressed: true, .. } | Notify::Key { pressed: true, .. } => held.push(e.clone()),
+            Notify::Button { code, pressed: false } => {
+                held.retain(|h| !matches!(h, Notify::Button { code: c, .. } if c == code));
+            }
+            Notify::Key { keysym, pressed: false } => {
+                held.retain(|h| !matches!(h, Notify::Key { keysym: k, .. } if k == keysym));
+            }
+            _ => {}
+        }
+    }
+    held.iter()
+        .rev()
+        .map(|h| match h {
+            Notify::Button { code, .. } => Notify::Button { code: *code, pressed: false },
+            Notify::Key { keysym, .. } => Notify::Key { keysym: *keysym, pressed: false },
+            other => other.clone(),
+        })
+        .collect()
+}
+
+fn button_code(b: MouseButton) -> i32 {
+    match b {
+        MouseButton::Left => BTN_LEFT,
+        MouseButton::Middle => BTN_MIDDLE,
+        MouseButton::Right => BTN_RIGHT,
+    }
+}
+
+/// The keysyms of held modifiers, in the order pressed.
+fn modifier_keysyms(m: Modifiers) -> Vec<Keysym> {
+    let mut out = Vec::new();
+    if m.ctrl {
+        out.push(keysym::CONTROL_L);
+    }
+    if m.alt {
+        out.push(keysym::ALT_L);
+    }
+    if m.shift {
+        out.push(keysym::SHIFT_L);
+    }
+    if m.super_key {
+        out.push(keysym::SUPER_L);
+    }
+    out
+}
+
+/// The events of a key combination: modifiers down, the key tapped, modifiers up in reverse.
+fn combo_events(combo: &KeyCombo) -> Result<Vec<Notify>, PlatformError> {
+    let name = combo.key.to_string();
+    let sym = keysym::for_key_name(&name).ok_or_else(|| PlatformError::Invalid(format!("no key named {name:?}")))?;
+    let mods = modifier_keysyms(combo.modifiers);
+    let mut events: Vec<Notify> = mods.iter().map(|&k| Notify::Key { keysym: k, pressed: true }).collect();
+    events.push(Notify::Key { keysym: sym, pressed: true });
+    events.push(Notify::Key { keysym: sym, pressed: false });
+    events.extend(mods.iter().rev().map(|&k| Notify::Key { keysym: k, pressed: false }));
+    Ok(events)
+}
+
+/// The events that type `text`: each character tapped as its keysym, newline as Return, tab as Tab.
+fn text_events(text: &str) -> Result<Vec<Notify>, PlatformError> {
+    let mut events = Vec::with_capacity(text.chars().count() * 2);
+    for c in text.chars() {
+        let sym = match c {
+            '\n' => keysym::RETURN,
+            '\t' => keysym::TAB,
+            c => keysym::for_char(c)
+                .ok_or_else(|| PlatformError::Invalid(format!("{c:?} cannot be typed (a control character)")))?,
+        };
+        events.push(Notify::Key { keysym: sym, pressed: true });
+        events.push(Notify::Key { keysym: sym, pressed: false });
+    }
+    Ok(events)
+}
+
+impl Input for MutterInput {
+    fn move_pointer(&self, to: Point) -> Result<(), PlatformError> {
+        let m = self.motion(to)?;
+        self.send_releasing(&[m])
+    }
+
+    fn click(&self, at: Point, button: MouseButton, count: u8) -> Result<(), PlatformError> {
+        if !(1..=3).contains(&count) {
+            return Err(PlatformError::Invalid(format!("click count {count}: use 1, 2 (double) or 3 (triple)")));
+        }
+        self.motion(at)?;
+        let mut spacing = self.spacing();
+        sleep(spacing.wait_before(Instant::now(), at, button));
+        self.arrive(at)?;
+        let code = button_code(button);
+        for i in 0..count {
+            if i > 0 {
+                sleep(MULTI_CLICK_GAP);
+            }
+            self.send_releasing(&[Notify::Button { code, pressed: true }, Notify::Button { code, pressed: false }])?;
+        }
+        spacing.clicked(Instant::now(), at, button);
+        Ok(())
+    }
+
+    fn drag(&self, from: Point, to: Point) -> Result<(), PlatformError> {
+        self.motion(from)?;
+        self.motion(to)?;
+        self.arrive(from)?;
+        let (dx, dy) = (f64::from(to.x - from.x), f64::from(to.y - from.y));
+        let length = dx.hypot(dy);
+        let first = if length > 0.0 { (f64::from(DRAG_START_DISTANCE) / length).min(1.0) } else { 0.0 };
+        let along = |t: f64| {
+            let lerp = |a: i32, b: i32| a + (f64::from(b - a) * t).round() as i32;
+            Point::new(lerp(from.x, to.x), lerp(from.y, to.y))
+        };
+        let press = Notify::Button { code: BTN_LEFT, pressed: true };
+        let release = Notify::Button { code: BTN_LEFT, pressed: false };
+        let held = |result: Result<(), PlatformError>| {
+            result.inspect_err(|_| {
+                if let Err(e) = self.send(std::slice::from_ref(&release)) {
+                    log::warn!("releasing a drag's button: {e}");
+                }
+            })
+        };
+        self.send_releasing(&[press, self.motion(along(first))?])?;
+        sleep(DRAG_DWELL);
+        for i in 1..=DRAG_STEPS {
+            let t = first + (1.0 - first) * f64::from(i) / f64::from(DRAG_STEPS);
+            held(self.motion(along(t)).and_then(|m| self.send(&[m]).map_err(PlatformError::from)))?;
+            sleep(DRAG_STEP_GAP);
+        }
+        sleep(DRAG_DWELL);
+        Ok(self.send(&[release])?)
+    }
+
+    fn scroll(&self, at: Option<Point>, direction: ScrollDirection, notches: u32) -> Result<(), PlatformError> {
+        if let Some(p) = at {
+            self.arrive(p)?;
+        }
+        let mut events = Vec::new();
+        let (horizontal, sign) = match direction {
+            ScrollDirection::Up => (false, -1),
+            ScrollDirection::Down => (false, 1),
+            ScrollDirection::Left => (true, -1),
+            ScrollDirection::Right => (true, 1),
+        };
+        // One event per notch, as a wheel sends them.
+        events.extend((0..notches.min(1000)).map(|_| Notify::Wheel { horizontal, steps: sign }));
+        self.send_releasing(&events)
+    }
+
+    fn key(&self, combo: &KeyCombo) -> Result<(), PlatformError> {
+        self.send_releasing(&combo_events(combo)?)
+    }
+
+    fn type_text(&self, text: &str) -> Result<(), PlatformError> {
+        check_typed_length(text)?;
+        self.send_releasing(&text_events(text)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use handrail_platform::Key;
+
+    fn key(keysym: Keysym, pressed: bool) -> Notify {
+        Notify::Key { keysym, pressed }
+    }
+
+    #[test]
+    fn a_combination_presses_its_modifiers_around_the_key() {
+        let combo = KeyCombo {
+            modifiers: Modifiers { ctrl: true, shift: true, ..Modifiers::default() },
+            key: Key::from_name("t").expect("t"),
+        };
+        assert_eq!(
+            combo_events(&combo).expect("events"),
+            vec![
+                key(keysym::CONTROL_L, true),
+                key(keysym::SHIFT_L, true),
+                key(0x74, true),
+                key(0x74, false),
+                key(keysym::SHIFT_L, false),
+                key(keysym::CONTROL_L, false),
+            ]
+        );
+    }
+
+    #[test]
+    fn text_is_typed_as_the_keysyms_of_its_characters() {
+        let events = text_events("aÄก\n").expect("events");
+        let pressed: Vec<Keysym> = events
+            .iter()
+            .filter_map(|e| match e {
+                Notify::Key { keysym, pressed: true } => Some(*keysym),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(pressed, vec![0x61, 0xc4, 0x0100_0e01, keysym::RETURN]);
+        assert_eq!(events.len(), 8, "each pressed and released");
+        assert!(text_events("a\u{7}").is_err(), "a bell is not typed");
+    }
+
+    #[test]
+    fn what_a_failed_burst_left_pressed_is_released_newest_first() {
+        let events = [
+            key(keysym::CONTROL_L, true),
+            Notify::Button { code: BTN_LEFT, pressed: true },
+            key(0x61, true),
+            key(0x61, false),
+        ];
+        assert_eq!(
+            releases_of(&events),
+            vec![Notify::Button { code: BTN_LEFT, pressed: false }, key(keysym::CONTROL_L, false)]
+        );
+        assert!(releases_of(&text_events("abc").expect("events")).is_empty());
+    }
+}

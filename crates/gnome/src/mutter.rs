@@ -1,0 +1,256 @@
+//! mutter's remote-desktop session and the screen-cast streams tied to it, on mutter's session bus.
+//!
+//! One remote-desktop session drives input; absolute pointer motion is given relative to a
+//! screen-cast stream, so every monitor is recorded (one stream each) and a screen point is sent
+//! through the stream of the monitor that shows it. A process on mutter's own session bus opens these
+//! without any dialog; mutter calls the interfaces private (no compatibility promised between
+//! versions), so each call's failure is reported with its name, never guessed around.
+
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use handrail_dbus::wire::{Arg, Call, Value};
+use handrail_dbus::Bus;
+use handrail_platform::{Point, Rect};
+use log::debug;
+
+use crate::error::GnomeError;
+
+const REMOTE_DESKTOP: &str = "org.gnome.Mutter.RemoteDesktop";
+const REMOTE_DESKTOP_PATH: &str = "/org/gnome/Mutter/RemoteDesktop";
+pub(crate) const REMOTE_DESKTOP_SESSION: &str = "org.gnome.Mutter.RemoteDesktop.Session";
+const SCREEN_CAST: &str = "org.gnome.Mutter.ScreenCast";
+const SCREEN_CAST_PATH: &str = "/org/gnome/Mutter/ScreenCast";
+const SCREEN_CAST_SESSION: &str = "org.gnome.Mutter.ScreenCast.Session";
+const SCREEN_CAST_STREAM: &str = "org.gnome.Mutter.ScreenCast.Stream";
+const DISPLAY_CONFIG: &str = "org.gnome.Mutter.DisplayConfig";
+const DISPLAY_CONFIG_PATH: &str = "/org/gnome/Mutter/DisplayConfig";
+const PROPERTIES: &str = "org.freedesktop.DBus.Properties";
+
+/// How long mutter may take to answer one call (it answers in milliseconds unless hung).
+pub const CALL_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// One monitor's screen-cast stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stream {
+    /// Its D-Bus object path, which pointer motion names.
+    pub path: String,
+    /// The monitor's connector (`Meta-0`, `eDP-1`).
+    pub connector: String,
+    /// What it shows, in the compositor's (logical) coordinates: the screen's.
+    pub area: Rect,
+}
+
+/// A started remote-desktop session with a stream per monitor. Stopped when dropped.
+pub struct MutterSession {
+    bus: Mutex<Bus>,
+    session: String,
+    streams: Vec<Stream>,
+    /// mutter's process, when the bus says (input waits on it: see `input`).
+    compositor: Option<u32>,
+}
+
+impl std::fmt::Debug for MutterSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MutterSession").field("session", &self.session).field("streams", &self.streams).finish()
+    }
+}
+
+fn call<'a>(destination: &'a str, path: &'a str, interface: &'a str, member: &'a str, args: &'a [Arg]) -> Call<'a> {
+    Call { destination, path, interface, member, args, flags: 0 }
+}
+
+impl MutterSession {
+    /// Opens a remote-desktop session on the session bus at `address`, records every monitor in a
+    /// screen-cast session tied to it, and starts it.
+    pub fn start(address: &str) -> Result<MutterSession, GnomeError> {
+        let mut bus = Bus::connect(address, CALL_TIMEOUT, Box::new(|_| {}))?;
+        let connectors = monitor_connectors(&mut bus)?;
+        if connectors.is_empty() {
+            return Err(GnomeError::NoMonitor);
+        }
+        let reply = bus.call(
+            &call(REMOTE_DESKTOP, REMOTE_DESKTOP_PATH, REMOTE_DESKTOP, "CreateSession", &[]),
+            CALL_TIMEOUT,
+            "RemoteDesktop.CreateSession",
+        )?;
+        let session = object_path(&reply.first()?, "RemoteDesktop.CreateSession")?;
+        let id = property(&mut bus, REMOTE_DESKTOP, &session, REMOTE_DESKTOP_SESSION, "SessionId")?;
+        let id = id.as_str().ok_or_else(|| unexpected("SessionId", &id))?.to_owned();
+        let options = [Arg::Dict(vec![("remote-desktop-session-id".into(), Arg::Str(id))])];
+        let reply = bus.call(
+            &call(SCREEN_CAST, SCREEN_CAST_PATH, SCREEN_CAST, "CreateSession", &options),
+            CALL_TIMEOUT,
+            "ScreenCast.CreateSession",
+        )?;
+        let cast = object_path(&reply.first()?, "ScreenCast.CreateSession")?;
+        let mut paths = Vec::new();
+        for connector in &connectors {
+            let args = [Arg::Str(connector.clone()), Arg::Dict(Vec::new())];
+            let reply = bus.call(
+                &call(SCREEN_CAST, &cast, SCREEN_CAST_SESSION, "RecordMonitor", &args),
+                CALL_TIMEOUT,
+                "ScreenCast.Session.RecordMonitor",
+            )?;
+            paths.push((connector.clone(), object_path(&reply.first()?, "RecordMonitor")?));
+        }
+        bus.call(
+            &call(REMOTE_DESKTOP, &session, REMOTE_DESKTOP_SESSION, "Start", &[]),
+            CALL_TIMEOUT,
+            "RemoteDesktop.Session.Start",
+        )?;
+        let mut streams = Vec::new();
+        for (connector, path) in paths {
+            let parameters = property(&mut bus, SCREEN_CAST, &path, SCREEN_CAST_STREAM, "Parameters")?;
+            let area = stream_area(&parameters).ok_or_else(|| unexpected("a stream's Parameters", &parameters))?;
+            streams.push(Stream { path, connector, area });
+        }
+        let compositor = compositor_pid(&mut bus);
+        debug!("mutter (pid {compositor:?}) remote-desktop session {session}: streams {streams:?}");
+        Ok(MutterSession { bus: Mutex::new(bus), session, streams, compositor })
+    }
+
+    /// mutter's process id, when the bus says.
+    pub fn compositor_pid(&self) -> Option<u32> {
+        self.compositor
+    }
+
+    pub fn streams(&self) -> &[Stream] {
+        &self.streams
+    }
+
+    /// The session's object path, which input calls go to.
+    pub(crate) fn session_path(&self) -> &str {
+        &self.session
+    }
+
+    /// The stream whose monitor shows `p`, and `p` in that stream's coordinates.
+    pub fn locate(&self, p: Point) -> Option<(&Stream, f64, f64)> {
+        locate(&self.streams, p)
+    }
+
+    pub(crate) fn bus(&self) -> MutexGuard<'_, Bus> {
+        // A panic while holding the bus left no call half-queued: every call flushes or fails whole.
+        self.bus.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Drop for MutterSession {
+    fn drop(&mut self) {
+        let session = self.session.clone();
+        let stop = call(REMOTE_DESKTOP, &session, REMOTE_DESKTOP_SESSION, "Stop", &[]);
+        if let Err(e) = self.bus().call(&stop, Duration::from_secs(1), "RemoteDesktop.Session.Stop") {
+            debug!("stopping mutter session {session}: {e}");
+        }
+    }
+}
+
+/// The stream showing `p`, and `p` relative to it.
+fn locate(streams: &[Stream], p: Point) -> Option<(&Stream, f64, f64)> {
+    streams.iter().find(|s| s.area.contains(p)).map(|s| (s, f64::from(p.x - s.area.x), f64::from(p.y - s.area.y)))
+}
+
+/// The process owning mutter's remote-desktop name (`GetConnectionUnixProcessID`).
+fn compositor_pid(bus: &mut Bus) -> Option<u32> {
+    let args = [Arg::Str(REMOTE_DESKTOP.to_owned())];
+    let ask = call(
+        "org.freedesktop.DBus",
+        "/org/freedesktop/DBus",
+        "org.freedesktop.DBus",
+        "GetConnectionUnixProcessID",
+        &args,
+    );
+    bus.call(&ask, CALL_TIMEOUT, "GetConnectionUnixProcessID").ok()?.first().ok()?.as_u32()
+}
+
+/// The connectors of the monitors mutter drives (`DisplayConfig.GetCurrentState`).
+fn monitor_connectors(bus: &mut Bus) -> Result<Vec<String>, GnomeError> {
+    let reply = bus.call(
+        &call(DISPLAY_CONFIG, DISPLAY_CONFIG_PATH, DISPLAY_CONFIG, "GetCurrentState", &[]),
+        CALL_TIMEOUT,
+        "DisplayConfig.GetCurrentState",
+    )?;
+    let values = reply.values()?;
+    // (serial, monitors a((ssss)a(…)a{sv}), logical monitors, properties)
+    let monitors = values.get(1).and_then(Value::as_array).ok_or_else(|| {
+        GnomeError::Unexpected(format!("GetCurrentState without a monitor list: {}", reply.signature))
+    })?;
+    Ok(monitors.iter().filter_map(connector_of).collect())
+}
+
+/// The connector of one `GetCurrentState` monitor: the first string of its first field.
+fn connector_of(monitor: &Value) -> Option<String> {
+    let spec = monitor.as_struct()?.first()?.as_struct()?;
+    spec.first()?.as_str().map(str::to_owned)
+}
+
+/// A stream's area from its `Parameters` (`position` and `size`, each `(ii)`).
+fn stream_area(parameters: &Value) -> Option<Rect> {
+    let pair = |name: &str| -> Option<(i32, i32)> {
+        let entry = parameters
+            .as_array()?
+            .iter()
+            .find(|e| e.as_struct().and_then(|kv| kv.first()).and_then(Value::as_str) == Some(name))?;
+        let value = entry.as_struct()?.get(1)?.as_struct()?;
+        Some((value.first()?.as_i32()?, value.get(1)?.as_i32()?))
+    };
+    let (x, y) = pair("position")?;
+    let (w, h) = pair("size")?;
+    Some(Rect::new(x, y, u32::try_from(w).ok()?, u32::try_from(h).ok()?))
+}
+
+fn property(bus: &mut Bus, destination: &str, path: &str, interface: &str, name: &str) -> Result<Value, GnomeError> {
+    let args = [Arg::Str(interface.to_owned()), Arg::Str(name.to_owned())];
+    let reply = bus.call(&call(destination, path, PROPERTIES, "Get", &args), CALL_TIMEOUT, "Properties.Get")?;
+    Ok(reply.first()?.unwrapped().clone())
+}
+
+fn object_path(value: &Value, what: &str) -> Result<String, GnomeError> {
+    value.as_str().map(str::to_owned).ok_or_else(|| unexpected(what, value))
+}
+
+fn unexpected(what: &str, value: &Value) -> GnomeError {
+    GnomeError::Unexpected(format!("{what}: {value:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(v: &str) -> Value {
+        Value::Str(v.into())
+    }
+
+    #[test]
+    fn a_stream_area_is_read_from_its_parameters() {
+        let entry = |k: &str, a: i32, b: i32| {
+            Value::Struct(vec![s(k), Value::Variant(Box::new(Value::Struct(vec![Value::I32(a), Value::I32(b)])))])
+        };
+        let params = Value::Array(vec![entry("position", 1280, 0), entry("size", 1920, 1080)]);
+        assert_eq!(stream_area(&params), Some(Rect::new(1280, 0, 1920, 1080)));
+        assert_eq!(stream_area(&Value::Array(vec![entry("size", 10, 10)])), None, "no position");
+        assert_eq!(stream_area(&Value::Array(vec![entry("position", 0, 0), entry("size", -1, 5)])), None);
+    }
+
+    #[test]
+    fn a_connector_is_the_first_string_of_a_monitor() {
+        let monitor = Value::Struct(vec![
+            Value::Struct(vec![s("Meta-0"), s("MetaVendor"), s("MetaProduct"), s("0x1")]),
+            Value::Array(Vec::new()),
+            Value::Array(Vec::new()),
+        ]);
+        assert_eq!(connector_of(&monitor).as_deref(), Some("Meta-0"));
+        assert_eq!(connector_of(&s("Meta-0")), None);
+    }
+
+    #[test]
+    fn points_are_sent_through_the_monitor_that_shows_them() {
+        let stream = |c: &str, area| Stream { path: format!("/s/{c}"), connector: c.into(), area };
+        let streams = [stream("A", Rect::new(0, 0, 1280, 800)), stream("B", Rect::new(1280, 0, 1920, 1080))];
+        let (s, x, y) = locate(&streams, Point::new(1300, 50)).expect("on B");
+        assert_eq!((s.connector.as_str(), x, y), ("B", 20.0, 50.0));
+        let (s, x, y) = locate(&streams, Point::new(0, 799)).expect("on A");
+        assert_eq!((s.connector.as_str(), x, y), ("A", 0.0, 799.0));
+        assert!(locate(&streams, Point::new(100, 900)).is_none(), "below A, left of B's bottom: no monitor");
+    }
+}
