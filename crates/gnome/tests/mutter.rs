@@ -51,8 +51,15 @@ impl Gnome {
         // The runtime directory's sockets are the session's own: private, as a login's is.
         let private = <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o700);
         std::fs::set_permissions(dir.join("run"), private).expect("chmod");
+        // The bus gets the private home and runtime directory too: services it activates (gvfsd and
+        // its FUSE mount) otherwise settle in the real home and outlive the test.
         let mut daemon = Command::new("dbus-daemon")
             .args(["--session", "--nofork", "--nopidfile", "--print-address=1"])
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", &dir)
+            .env("XDG_RUNTIME_DIR", dir.join("run"))
+            .env("GIO_USE_VFS", "local")
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .process_group(0)
