@@ -1,4 +1,5 @@
-//! Pixel work for handrail: resizing and cropping BGRX [`Frame`]s and encoding them as JPEG or PNG; and
+//! Pixel work for handrail: resizing and cropping BGRX [`Frame`]s, composing a screen from its
+//! monitors' pictures ([`compose_monitors`]) and encoding them as JPEG or PNG; and
 //! luminance ([`luma_row`]) for thumbnails and OCR; and [`sniff`], which names an image file's format and size from its header.
 //!
 //! Everything here works on the capture layout ([`Frame`]: BGRX, 4 bytes a pixel, X ignored, rows
@@ -13,6 +14,7 @@
 //! [`Frame`]: handrail_platform::Frame
 //! [`PlatformError::Invalid`]: handrail_platform::PlatformError::Invalid
 
+mod compose;
 pub mod draw;
 mod encode;
 mod luma;
@@ -21,6 +23,7 @@ mod resize;
 mod reuse;
 mod sniff;
 
+pub use compose::{capture_part, compose_monitors};
 pub use encode::{
     encoder, ImageFormat, JpegEncoder, ParseImageFormatError, PngCompression, PngEncoder, DEFAULT_JPEG_QUALITY,
 };

@@ -10,7 +10,7 @@
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use handrail_imaging::resize_bgrx;
+use handrail_imaging::{capture_part, compose_monitors};
 use handrail_platform::{Frame, Monitor, PlatformError, Rect, Screen, Size};
 
 use crate::conn::Socket;
@@ -58,39 +58,15 @@ impl WaylandScreen {
             )));
         }
         let layout = copier.outputs().layout_bounds();
-        let screen = Size::new(layout.width, layout.height);
-        let mut frame = Frame::solid(screen, [0, 0, 0, 0xff]);
+        let mut parts = Vec::with_capacity(n);
         for i in 0..n {
             let logical = copier.outputs().list[i].1.logical;
             let (pixels, w, h) = copier.pixels(i)?;
-            let mut part = Frame {
-                size: Size::new(w, h),
-                screen: Size::new(w, h),
-                stride: w as usize * 4,
-                pixels,
-                origin: Rect::new(0, 0, w, h),
-            };
-            let target = Size::new(logical.width, logical.height);
-            if part.size != target && target.width > 0 && target.height > 0 {
-                part = resize_bgrx(&part, target);
-            }
-            blit(&mut frame, &part, logical.x - layout.x, logical.y - layout.y);
+            let size = Size::new(w, h);
+            let picture = Frame { size, screen: size, stride: w as usize * 4, pixels, origin: Rect::from_size(size) };
+            parts.push((logical, picture));
         }
-        Ok(frame)
-    }
-}
-
-/// Copies `part` into `into` with its top-left corner at (`x`, `y`), clipped.
-fn blit(into: &mut Frame, part: &Frame, x: i32, y: i32) {
-    let dst = Rect::from_size(into.size);
-    let Some(visible) = Rect::new(x, y, part.size.width, part.size.height).intersection(&dst) else { return };
-    let row_bytes = visible.width as usize * 4;
-    for row in 0..visible.height as i32 {
-        let (sy, dy) = ((visible.y - y + row) as usize, (visible.y + row) as usize);
-        let sx = (visible.x - x) as usize * 4;
-        let src = &part.pixels[sy * part.stride + sx..sy * part.stride + sx + row_bytes];
-        let dx = visible.x as usize * 4;
-        into.pixels[dy * into.stride + dx..dy * into.stride + dx + row_bytes].copy_from_slice(src);
+        Ok(compose_monitors(layout, &parts))
     }
 }
 
@@ -100,28 +76,7 @@ impl Screen for WaylandScreen {
     }
 
     fn capture(&self, area: Option<Rect>, max_size: Option<Size>) -> Result<Frame, PlatformError> {
-        if let Some(m) = max_size {
-            if m.width == 0 || m.height == 0 {
-                return Err(PlatformError::Invalid(format!("capture max size {m} is empty")));
-            }
-        }
-        let whole = self.grab()?;
-        let raw = match area {
-            None => whole,
-            Some(a) => {
-                let clamped = a.clamped_to(&Rect::from_size(whole.screen));
-                if clamped.is_empty() {
-                    return Err(PlatformError::Invalid(format!(
-                        "capture area {a} lies outside the {} screen",
-                        whole.screen
-                    )));
-                }
-                handrail_imaging::crop(&whole, clamped)
-                    .ok_or_else(|| PlatformError::Failed(format!("cropping {clamped} from the screen")))?
-            }
-        };
-        let target = max_size.map_or(raw.size, |m| raw.size.fit_within(m));
-        Ok(if target == raw.size { raw } else { resize_bgrx(&raw, target) })
+        capture_part(self.grab()?, area, max_size)
     }
 
     fn monitors(&self) -> Result<Vec<Monitor>, PlatformError> {
@@ -130,20 +85,5 @@ impl Screen for WaylandScreen {
             return Ok(vec![Monitor::whole(self.screen_size()?)]);
         }
         Ok(monitors)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn blit_places_and_clips() {
-        let mut into = Frame::solid(Size::new(4, 2), [0, 0, 0, 0]);
-        let part = Frame::solid(Size::new(2, 2), [1, 2, 3, 4]);
-        blit(&mut into, &part, 3, 1);
-        assert_eq!(&into.pixels[(4 + 3) * 4..(4 + 3) * 4 + 4], &[1, 2, 3, 4]);
-        assert_eq!(&into.pixels[0..4], &[0, 0, 0, 0]);
-        blit(&mut into, &part, -5, 0);
     }
 }

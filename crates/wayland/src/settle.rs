@@ -2,139 +2,33 @@
 //!
 //! [`WaylandSettle`] keeps a `copy_with_damage` in flight on every output, on a connection and
 //! thread of its own. The compositor answers a damage copy only once something on that output was
-//! redrawn since our previous copy, and says which rectangles; the thread logs them (in screen
-//! coordinates) with the time they arrived and asks again, at most every [`RECOPY_EVERY`] (damage in
-//! between accumulates in the compositor, so nothing is lost, and a flood costs at most one copy per
-//! interval). The first copy of each output (all of it "damaged") only starts the stream.
+//! redrawn since our previous copy, and says which rectangles; the thread feeds them (in screen
+//! coordinates) to `handrail-damage`, whose rules (animations already running are ignored) answer
+//! the waits, and asks again, at most every [`RECOPY_EVERY`] (damage in between accumulates in the
+//! compositor, so nothing is lost, and a flood costs at most one copy per interval). The first copy
+//! of each output (all of it "damaged") only starts the stream.
 //!
-//! **Animations already running are ignored**, as on X11 (`handrail-x11`'s settle, whose rules this
-//! follows in a smaller form): damage is mapped onto 32 px cells, each keeping its last few *bursts*
-//! (repaints closer than [`BURST_GAP`] are one). At `watch()`, a cell with at least three bursts in the
-//! last three seconds that is still going (its latest damage within three of its mean intervals) is
-//! animating. During the watch, damage within one cell of fast animating cells is ignored; for a
-//! slow one (bursts 150 ms or more apart: a blinking caret, a clock) only damage on its beat is.
-//! Bursts are learned only while no watch is live, so an action's own effects never teach the
-//! history that they are an animation.
-//!
-//! What it does not do that X11 does: recognise an animation that *began* during the watch (a new
-//! window's spinner); the wait then holds on to the ceiling, which is the safe side.
-//!
-//! Waits block on a condition variable the thread signals per batch; the thread blocks in `poll(2)`.
+//! The thread blocks in `poll(2)`; dropping the settle wakes and joins it.
 
-use std::collections::VecDeque;
 use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use handrail_platform::{Cancel, PlatformError, Rect, Settle, SettleReport, SettleRequest, SettleWatch};
-use log::{debug, warn};
+use handrail_damage::{picture_to_screen, DamageFeed, DamageSettle};
+use handrail_platform::{PlatformError, Rect, Settle, SettleWatch};
+use log::warn;
 
 use crate::conn::Socket;
 use crate::error::WaylandError;
 use crate::screencopy::Copier;
 
-/// Side of the cells damage history is kept in.
-const CELL: u32 = 32;
-/// Damage closer together than this in one cell is one repaint.
-const BURST_GAP: Duration = Duration::from_millis(30);
-/// Bursts remembered per cell.
-const BURSTS: usize = 8;
-/// How far back the history is read at `watch()`.
-const HISTORY: Duration = Duration::from_millis(3000);
-/// Bursts within [`HISTORY`] that make a cell animating.
-const MIN_BURSTS: usize = 3;
-/// Animations repainting faster than this own every repaint in their cells; slower ones only their beat.
-const STEADY_BELOW: Duration = Duration::from_millis(150);
-/// How far off its beat a slow animation's repaint may come: at least this (a compositor frame and a
-/// little), or a sixteenth of its interval.
-const MIN_BEAT_TOLERANCE: Duration = Duration::from_millis(20);
-/// The least slack an animating cell gets between frames.
-const MIN_RUNNING_SLACK: Duration = Duration::from_millis(100);
-/// The longest an animating cell's latest damage may be old at `watch()`.
-const STILL_RUNNING: Duration = Duration::from_millis(1500);
 /// Least time between two damage copies of one output.
 pub const RECOPY_EVERY: Duration = Duration::from_millis(8);
-/// Damage entries kept for watches to read; one that falls further behind counts what it lost as news.
-const LOG_CAPACITY: usize = 16 * 1024;
-
-#[derive(Clone, Copy, Default)]
-struct Cell {
-    last: Option<Instant>,
-    bursts: [Option<Instant>; BURSTS],
-    head: usize,
-}
-
-/// An animation running in a cell: its mean repaint interval and latest burst.
-#[derive(Clone, Copy, Debug)]
-struct Rhythm {
-    interval: Duration,
-    latest: Instant,
-}
-
-impl Cell {
-    fn damage(&mut self, at: Instant, learn: bool) {
-        self.last = self.last.max(Some(at));
-        if !learn {
-            return;
-        }
-        let new_burst = self.bursts[self.head].is_none_or(|prev| at.saturating_duration_since(prev) >= BURST_GAP);
-        if new_burst {
-            self.head = (self.head + 1) % BURSTS;
-            self.bursts[self.head] = Some(at);
-        }
-    }
-
-    fn rhythm(&self, now: Instant) -> Option<Rhythm> {
-        let last = self.last?;
-        let mut recent: Vec<Instant> =
-            self.bursts.iter().flatten().copied().filter(|t| now.saturating_duration_since(*t) <= HISTORY).collect();
-        if recent.len() < MIN_BURSTS {
-            return None;
-        }
-        recent.sort();
-        let (oldest, newest) = (recent[0], recent[recent.len() - 1]);
-        let interval = newest.saturating_duration_since(oldest) / (recent.len() as u32 - 1);
-        let slack = (interval * 3).clamp(MIN_RUNNING_SLACK, STILL_RUNNING);
-        (now.saturating_duration_since(last) <= slack).then_some(Rhythm { interval, latest: newest })
-    }
-}
-
-struct State {
-    cols: u32,
-    rows: u32,
-    cells: Vec<Cell>,
-    live_watches: usize,
-    log: VecDeque<(Instant, Rect)>,
-    first_seq: u64,
-    failed: Option<String>,
-}
-
-impl State {
-    fn cells_of(&self, r: Rect) -> impl Iterator<Item = usize> + '_ {
-        let clamp = |v: i32, max: u32| (v.max(0) as u32).min(max.saturating_sub(1));
-        let (x0, y0) = (clamp(r.x, self.cols * CELL) / CELL, clamp(r.y, self.rows * CELL) / CELL);
-        let x1 = clamp(r.x + r.width as i32 - 1, self.cols * CELL) / CELL;
-        let y1 = clamp(r.y + r.height as i32 - 1, self.rows * CELL) / CELL;
-        (y0..=y1).flat_map(move |y| (x0..=x1).map(move |x| (y * self.cols + x) as usize))
-    }
-}
-
-struct Shared {
-    state: Mutex<State>,
-    changed: Condvar,
-}
-
-impl Shared {
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
 
 /// Waits on screencopy damage until the screen is quiet. See the [module docs](self).
 pub struct WaylandSettle {
-    shared: Arc<Shared>,
+    damage: DamageSettle,
     stop: Option<UnixStream>,
     thread: Option<JoinHandle<()>>,
 }
@@ -156,43 +50,20 @@ impl WaylandSettle {
                 why: "settle waits on its damage reports",
             });
         }
-        let screen = copier.outputs().screen_size();
-        let (cols, rows) = (screen.width.div_ceil(CELL).clamp(1, 512), screen.height.div_ceil(CELL).clamp(1, 512));
-        let shared = Arc::new(Shared {
-            state: Mutex::new(State {
-                cols,
-                rows,
-                cells: vec![Cell::default(); (cols * rows) as usize],
-                live_watches: 0,
-                log: VecDeque::with_capacity(LOG_CAPACITY),
-                first_seq: 0,
-                failed: None,
-            }),
-            changed: Condvar::new(),
-        });
+        let (damage, feed) = DamageSettle::new(copier.outputs().screen_size());
         let (stop, stop_rx) =
             UnixStream::pair().map_err(|source| WaylandError::Os { what: "creating a wake-up pair", source })?;
-        let thread = {
-            let shared = Arc::clone(&shared);
-            std::thread::Builder::new()
-                .name("handrail-settle".into())
-                .spawn(move || listen(copier, &shared, &stop_rx))
-                .map_err(|source| WaylandError::Os { what: "starting the settle listener", source })?
-        };
-        Ok(WaylandSettle { shared, stop: Some(stop), thread: Some(thread) })
+        let thread = std::thread::Builder::new()
+            .name("handrail-settle".into())
+            .spawn(move || listen(copier, &feed, &stop_rx))
+            .map_err(|source| WaylandError::Os { what: "starting the settle listener", source })?;
+        Ok(WaylandSettle { damage, stop: Some(stop), thread: Some(thread) })
     }
 
     /// The regions a watch started now would ignore as already animating.
     pub fn animating_regions(&self) -> Vec<Rect> {
-        let st = self.shared.lock();
-        let now = Instant::now();
-        (0..st.cells.len()).filter(|&i| st.cells[i].rhythm(now).is_some()).map(|i| cell_rect(&st, i)).collect()
+        self.damage.animating_regions()
     }
-}
-
-fn cell_rect(st: &State, i: usize) -> Rect {
-    let (x, y) = (i as u32 % st.cols, i as u32 / st.cols);
-    Rect::new((x * CELL) as i32, (y * CELL) as i32, CELL, CELL)
 }
 
 impl Drop for WaylandSettle {
@@ -207,11 +78,10 @@ impl Drop for WaylandSettle {
 }
 
 /// The listener: keeps a damage copy in flight per output and logs what each reports.
-fn listen(mut copier: Copier, shared: &Shared, stop: &UnixStream) {
+fn listen(mut copier: Copier, feed: &DamageFeed, stop: &UnixStream) {
     let fail = |why: String| {
         warn!("settle: {why}");
-        shared.lock().failed = Some(why);
-        shared.changed.notify_all();
+        feed.fail(why);
     };
     let outputs: Vec<(Rect, (u32, u32))> = copier
         .outputs()
@@ -248,253 +118,20 @@ fn listen(mut copier: Copier, shared: &Shared, stop: &UnixStream) {
             continue;
         }
         let at = Instant::now();
-        let mut st = shared.lock();
-        let learn = st.live_watches == 0;
-        let mut any = false;
+        let mut rects = Vec::new();
         for c in copied {
             let Some(&(logical, (pw, ph))) = outputs.get(c.output) else { continue };
             if !std::mem::replace(&mut started[c.output], true) {
                 continue;
             }
-            for d in c.damage {
-                // Buffer pixels → logical pixels of the output → screen coordinates.
-                let sx = f64::from(logical.width) / f64::from(pw);
-                let sy = f64::from(logical.height) / f64::from(ph);
-                let x0 = (f64::from(d.x) * sx).floor() as i32;
-                let y0 = (f64::from(d.y) * sy).floor() as i32;
-                let x1 = (f64::from(d.x + d.width as i32) * sx).ceil() as i32;
-                let y1 = (f64::from(d.y + d.height as i32) * sy).ceil() as i32;
-                let r = Rect::new(
-                    logical.x - layout.x + x0,
-                    logical.y - layout.y + y0,
-                    (x1 - x0).max(1) as u32,
-                    (y1 - y0).max(1) as u32,
-                );
-                for i in st.cells_of(r).collect::<Vec<_>>() {
-                    st.cells[i].damage(at, learn);
-                }
-                if st.log.len() == LOG_CAPACITY {
-                    st.log.pop_front();
-                    st.first_seq += 1;
-                }
-                st.log.push_back((at, r));
-                any = true;
-            }
+            rects.extend(c.damage.iter().map(|d| picture_to_screen(*d, (pw, ph), logical, layout)));
         }
-        drop(st);
-        if any {
-            shared.changed.notify_all();
-        }
+        feed.record(at, &rects);
     }
 }
 
 impl Settle for WaylandSettle {
     fn watch(&self) -> Result<Box<dyn SettleWatch + '_>, PlatformError> {
-        let mut st = self.shared.lock();
-        if let Some(why) = &st.failed {
-            return Err(PlatformError::Failed(why.clone()));
-        }
-        let now = Instant::now();
-        let rhythms: Vec<Option<Rhythm>> = st.cells.iter().map(|c| c.rhythm(now)).collect();
-        // Each cell learns the rhythm of the animating cells around it (the halo absorbs an
-        // animation's ragged edge); a fast neighbour wins over a slow one.
-        let (cols, rows) = (st.cols as i64, st.rows as i64);
-        let mut excused: Vec<Option<Rhythm>> = vec![None; rhythms.len()];
-        for (i, r) in rhythms.iter().enumerate() {
-            let Some(r) = r else { continue };
-            let (x, y) = (i as i64 % cols, i as i64 / cols);
-            for dy in -1..=1 {
-                for dx in -1..=1 {
-                    let (nx, ny) = (x + dx, y + dy);
-                    if nx < 0 || ny < 0 || nx >= cols || ny >= rows {
-                        continue;
-                    }
-                    let n = (ny * cols + nx) as usize;
-                    if excused[n].is_none_or(|e| r.interval < e.interval) {
-                        excused[n] = Some(*r);
-                    }
-                }
-            }
-        }
-        let ignored: Vec<Rect> =
-            (0..rhythms.len()).filter(|&i| rhythms[i].is_some()).map(|i| cell_rect(&st, i)).collect();
-        st.live_watches += 1;
-        let cursor = st.first_seq + st.log.len() as u64;
-        debug!("settle watch: {} animating cells", ignored.len());
-        Ok(Box::new(Watch {
-            shared: &self.shared,
-            started: now,
-            cursor,
-            excused,
-            ignored,
-            first_news: None,
-            last_news: None,
-            reported: None,
-            cancel: None,
-        }))
-    }
-}
-
-struct Watch<'a> {
-    shared: &'a Shared,
-    started: Instant,
-    cursor: u64,
-    excused: Vec<Option<Rhythm>>,
-    ignored: Vec<Rect>,
-    first_news: Option<Instant>,
-    last_news: Option<Instant>,
-    /// The newest news `wait_for_change` already reported.
-    reported: Option<Instant>,
-    /// Set when the caller gave up waiting (see [`SettleWatch::set_cancel`]).
-    cancel: Option<Cancel>,
-}
-
-impl Watch<'_> {
-    fn cancelled(&self) -> bool {
-        self.cancel.as_ref().is_some_and(Cancel::is_cancelled)
-    }
-
-    /// How long one sleep on the condition variable may last: `left`, unless a cancel must be looked
-    /// at sooner.
-    fn slice(&self, left: Duration) -> Duration {
-        handrail_platform::wait_slice(self.cancel.as_ref(), left)
-    }
-
-    /// Whether damage at `at` in cell `i` is an animation's own repaint.
-    fn is_animation(&self, i: usize, at: Instant) -> bool {
-        let Some(r) = self.excused.get(i).copied().flatten() else { return false };
-        if r.interval < STEADY_BELOW {
-            return true;
-        }
-        let tolerance = (r.interval / 16).max(MIN_BEAT_TOLERANCE);
-        let since = at.saturating_duration_since(r.latest);
-        let beats = (since.as_secs_f64() / r.interval.as_secs_f64()).round().max(1.0);
-        let off = (since.as_secs_f64() - beats * r.interval.as_secs_f64()).abs();
-        off <= tolerance.as_secs_f64()
-    }
-
-    /// Reads damage logged since the last read into `first_news`/`last_news`.
-    fn read(&mut self, st: &State) -> Result<(), PlatformError> {
-        if let Some(why) = &st.failed {
-            return Err(PlatformError::Failed(why.clone()));
-        }
-        let end = st.first_seq + st.log.len() as u64;
-        if self.cursor < st.first_seq {
-            // Entries were lost to a flood while we were not reading: count them as news.
-            self.note(Instant::now());
-            self.cursor = st.first_seq;
-        }
-        while self.cursor < end {
-            let (at, r) = st.log[(self.cursor - st.first_seq) as usize];
-            self.cursor += 1;
-            if at < self.started {
-                continue;
-            }
-            if !st.cells_of(r).all(|i| self.is_animation(i, at)) {
-                self.note(at);
-            }
-        }
-        Ok(())
-    }
-
-    fn note(&mut self, at: Instant) {
-        self.first_news.get_or_insert(at);
-        self.last_news = self.last_news.max(Some(at));
-    }
-}
-
-impl SettleWatch for Watch<'_> {
-    fn set_cancel(&mut self, cancel: Cancel) {
-        self.cancel = Some(cancel);
-    }
-
-    fn wait(&mut self, request: &SettleRequest) -> Result<SettleReport, PlatformError> {
-        let t0 = Instant::now();
-        let mut st = self.shared.lock();
-        loop {
-            self.read(&st)?;
-            let now = Instant::now();
-            let waited = now.saturating_duration_since(self.started);
-            let report = |settled: bool, saw: bool| SettleReport {
-                waited: now.saturating_duration_since(t0),
-                settled,
-                saw_change: saw,
-                ignored: self.ignored.clone(),
-                began: Vec::new(),
-            };
-            let deadline = match self.last_news {
-                None if waited >= request.response_window => return Ok(report(true, false)),
-                None => self.started + request.response_window,
-                Some(last) if now.saturating_duration_since(last) >= request.quiet => return Ok(report(true, true)),
-                Some(last) => last + request.quiet,
-            };
-            let ceiling = t0 + request.ceiling;
-            if now >= ceiling || self.cancelled() {
-                return Ok(report(false, self.last_news.is_some()));
-            }
-            let until = deadline.min(ceiling);
-            let (next, _) = self
-                .shared
-                .changed
-                .wait_timeout(st, self.slice(until.saturating_duration_since(now)))
-                .unwrap_or_else(|e| e.into_inner());
-            st = next;
-        }
-    }
-
-    fn wait_for_change(&mut self, timeout: Duration) -> Result<bool, PlatformError> {
-        let deadline = Instant::now() + timeout;
-        let mut st = self.shared.lock();
-        loop {
-            self.read(&st)?;
-            if self.last_news.is_some() && self.last_news != self.reported {
-                self.reported = self.last_news;
-                return Ok(true);
-            }
-            let now = Instant::now();
-            if now >= deadline || self.cancelled() {
-                return Ok(false);
-            }
-            let slice = self.slice(deadline - now);
-            let (next, _) = self.shared.changed.wait_timeout(st, slice).unwrap_or_else(|e| e.into_inner());
-            st = next;
-        }
-    }
-}
-
-impl Drop for Watch<'_> {
-    fn drop(&mut self) {
-        let mut st = self.shared.lock();
-        st.live_watches = st.live_watches.saturating_sub(1);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_cell_with_steady_bursts_is_animating_until_it_stops() {
-        let t0 = Instant::now();
-        let mut c = Cell::default();
-        for i in 0..5 {
-            c.damage(t0 + Duration::from_millis(i * 50), true);
-        }
-        let r = c.rhythm(t0 + Duration::from_millis(220)).expect("animating");
-        assert_eq!(r.interval, Duration::from_millis(50));
-        assert!(c.rhythm(t0 + Duration::from_millis(200 + 400)).is_none(), "stopped");
-        let mut once = Cell::default();
-        once.damage(t0, true);
-        assert!(once.rhythm(t0).is_none());
-    }
-
-    #[test]
-    fn bursts_are_not_learned_during_a_watch() {
-        let t0 = Instant::now();
-        let mut c = Cell::default();
-        for i in 0..5 {
-            c.damage(t0 + Duration::from_millis(i * 50), false);
-        }
-        assert!(c.rhythm(t0 + Duration::from_millis(210)).is_none());
+        self.damage.watch()
     }
 }
