@@ -12,6 +12,8 @@ pub enum GnomeError {
     Unexpected(String),
     #[error("no monitor to record: mutter lists none")]
     NoMonitor,
+    #[error(transparent)]
+    Pipewire(#[from] handrail_pipewire::PipewireError),
 }
 
 impl From<GnomeError> for PlatformError {

@@ -26,7 +26,7 @@ use handrail_platform::{
     check_typed_length, Input, KeyCombo, Modifiers, MouseButton, PlatformError, Point, ScrollDirection,
 };
 use handrail_procfs::{wait_until_idle, Idle, IdleRule};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use crate::error::GnomeError;
 use crate::mutter::{MutterSession, CALL_TIMEOUT, REMOTE_DESKTOP_SESSION};
@@ -82,12 +82,12 @@ impl Notify {
 /// Pointer and keyboard of a mutter desktop. See the [module docs](self).
 #[derive(Debug)]
 pub struct MutterInput {
-    session: MutterSession,
+    session: Arc<MutterSession>,
     spacing: Mutex<ClickSpacing>,
 }
 
 impl MutterInput {
-    pub fn new(session: MutterSession) -> MutterInput {
+    pub fn new(session: Arc<MutterSession>) -> MutterInput {
         MutterInput { session, spacing: Mutex::new(ClickSpacing::default()) }
     }
 

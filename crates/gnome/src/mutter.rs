@@ -6,8 +6,9 @@
 //! without any dialog; mutter calls the interfaces private (no compatibility promised between
 //! versions), so each call's failure is reported with its name, never guessed around.
 
+use std::sync::mpsc::{self, Receiver};
 use std::sync::{Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use handrail_dbus::wire::{Arg, Call, Value};
 use handrail_dbus::Bus;
@@ -39,6 +40,8 @@ pub struct Stream {
     pub connector: String,
     /// What it shows, in the compositor's (logical) coordinates: the screen's.
     pub area: Rect,
+    /// Its PipeWire node, whose frames are the monitor's picture.
+    pub node: u32,
 }
 
 /// A started remote-desktop session with a stream per monitor. Stopped when dropped.
@@ -64,7 +67,30 @@ impl MutterSession {
     /// Opens a remote-desktop session on the session bus at `address`, records every monitor in a
     /// screen-cast session tied to it, and starts it.
     pub fn start(address: &str) -> Result<MutterSession, GnomeError> {
-        let mut bus = Bus::connect(address, CALL_TIMEOUT, Box::new(|_| {}))?;
+        let (added, nodes) = mpsc::channel();
+        let mut bus = Bus::connect(
+            address,
+            CALL_TIMEOUT,
+            Box::new(move |m| {
+                if m.interface == SCREEN_CAST_STREAM && m.member == "PipeWireStreamAdded" {
+                    let node = m.first().ok().and_then(|v| v.as_u32());
+                    let _ = added.send((m.path.clone(), node));
+                }
+            }),
+        )?;
+        // Each stream names its PipeWire node in a signal once the session starts.
+        let rule = format!("type='signal',interface='{SCREEN_CAST_STREAM}',member='PipeWireStreamAdded'");
+        bus.call(
+            &call(
+                "org.freedesktop.DBus",
+                "/org/freedesktop/DBus",
+                "org.freedesktop.DBus",
+                "AddMatch",
+                &[Arg::Str(rule)],
+            ),
+            CALL_TIMEOUT,
+            "AddMatch",
+        )?;
         let connectors = monitor_connectors(&mut bus)?;
         if connectors.is_empty() {
             return Err(GnomeError::NoMonitor);
@@ -99,11 +125,14 @@ impl MutterSession {
             CALL_TIMEOUT,
             "RemoteDesktop.Session.Start",
         )?;
+        wake_keyboard(&mut bus, &session)?;
+        let mut node_of = stream_nodes(&nodes, paths.iter().map(|(_, p)| p.as_str()))?;
         let mut streams = Vec::new();
         for (connector, path) in paths {
             let parameters = property(&mut bus, SCREEN_CAST, &path, SCREEN_CAST_STREAM, "Parameters")?;
             let area = stream_area(&parameters).ok_or_else(|| unexpected("a stream's Parameters", &parameters))?;
-            streams.push(Stream { path, connector, area });
+            let node = node_of.remove(&path).unwrap_or_default();
+            streams.push(Stream { path, connector, area, node });
         }
         let compositor = compositor_pid(&mut bus);
         debug!("mutter (pid {compositor:?}) remote-desktop session {session}: streams {streams:?}");
@@ -143,6 +172,47 @@ impl Drop for MutterSession {
             debug!("stopping mutter session {session}: {e}");
         }
     }
+}
+
+/// Taps Control once through the session's keyboard.
+///
+/// mutter (43) adds a remote-desktop session's keyboard to its seat only when that keyboard sends
+/// its first key: until then the seat has no keyboard, no window gets keyboard focus, and the first
+/// key typed is lost. A lone Control does nothing in apps, and on a desktop with a real keyboard the
+/// seat already has one.
+fn wake_keyboard(bus: &mut Bus, session: &str) -> Result<(), GnomeError> {
+    const CONTROL_L: u32 = 0xffe3;
+    let tap = |pressed| [Arg::U32(CONTROL_L), Arg::Bool(pressed)];
+    let (down, up) = (tap(true), tap(false));
+    let calls = [
+        call(REMOTE_DESKTOP, session, REMOTE_DESKTOP_SESSION, "NotifyKeyboardKeysym", &down),
+        call(REMOTE_DESKTOP, session, REMOTE_DESKTOP_SESSION, "NotifyKeyboardKeysym", &up),
+    ];
+    Ok(bus.call_all(&calls, CALL_TIMEOUT, "waking the session's keyboard")?)
+}
+
+/// Waits for every stream in `paths` to name its PipeWire node.
+fn stream_nodes<'a>(
+    signals: &Receiver<(String, Option<u32>)>,
+    paths: impl Iterator<Item = &'a str>,
+) -> Result<std::collections::HashMap<String, u32>, GnomeError> {
+    let mut waiting: Vec<&str> = paths.collect();
+    let mut nodes = std::collections::HashMap::new();
+    let deadline = Instant::now() + CALL_TIMEOUT;
+    while !waiting.is_empty() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let Ok((path, node)) = signals.recv_timeout(left) else {
+            return Err(GnomeError::Unexpected(format!(
+                "no PipeWireStreamAdded for {waiting:?} within {CALL_TIMEOUT:?} (is PipeWire running?)"
+            )));
+        };
+        let Some(node) = node else {
+            return Err(GnomeError::Unexpected(format!("PipeWireStreamAdded for {path} without a node id")));
+        };
+        waiting.retain(|p| *p != path);
+        nodes.insert(path, node);
+    }
+    Ok(nodes)
 }
 
 /// The stream showing `p`, and `p` relative to it.
@@ -245,7 +315,7 @@ mod tests {
 
     #[test]
     fn points_are_sent_through_the_monitor_that_shows_them() {
-        let stream = |c: &str, area| Stream { path: format!("/s/{c}"), connector: c.into(), area };
+        let stream = |c: &str, area| Stream { path: format!("/s/{c}"), connector: c.into(), area, node: 0 };
         let streams = [stream("A", Rect::new(0, 0, 1280, 800)), stream("B", Rect::new(1280, 0, 1920, 1080))];
         let (s, x, y) = locate(&streams, Point::new(1300, 50)).expect("on B");
         assert_eq!((s.connector.as_str(), x, y), ("B", 20.0, 50.0));

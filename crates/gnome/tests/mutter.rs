@@ -10,8 +10,14 @@ use std::time::{Duration, Instant};
 
 use handrail_dbus::wire::{Arg, Call};
 use handrail_dbus::Bus;
-use handrail_gnome::{MutterInput, MutterSession};
-use handrail_platform::{Input, Key, KeyCombo, Modifiers, MouseButton, Point, Rect, ScrollDirection};
+use std::sync::Arc;
+
+use handrail_damage::changed_cells;
+use handrail_gnome::{MutterInput, MutterScreen, MutterSession, MutterSettle};
+use handrail_platform::{
+    Frame, Input, Key, KeyCombo, Modifiers, MouseButton, Point, Rect, Screen, ScrollDirection, Settle, SettleRequest,
+    Size,
+};
 
 const WAIT: Duration = Duration::from_secs(20);
 const SIZE: (u32, u32) = (1280, 800);
@@ -208,9 +214,16 @@ impl Probe {
         }
     }
 
+    fn rect(&self, name: &str) -> Rect {
+        self.geometry
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, r)| *r)
+            .unwrap_or_else(|| panic!("{name}: {:?}", self.geometry))
+    }
+
     fn center(&self, name: &str) -> Point {
-        let (_, r) =
-            self.geometry.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("{name}: {:?}", self.geometry));
+        let r = self.rect(name);
         Point::new(r.x + r.width as i32 / 2, r.y + r.height as i32 / 2)
     }
 }
@@ -225,13 +238,18 @@ impl Drop for Probe {
 #[test]
 fn clicks_keys_text_scroll_and_drag_reach_a_gtk_app_on_mutter() {
     let gnome = Gnome::start();
-    let session = MutterSession::start(&gnome.bus).expect("a remote-desktop session");
+    let session = Arc::new(MutterSession::start(&gnome.bus).expect("a remote-desktop session"));
     let streams = session.streams().to_vec();
     assert_eq!(streams.len(), 1, "{streams:?}");
     assert_eq!(streams[0].area, Rect::new(0, 0, SIZE.0, SIZE.1), "{streams:?}");
+    let screen = MutterScreen::open(session.clone(), Some(&gnome.dir.join("run/pipewire-0"))).expect("the screen cast");
+    let settle = MutterSettle::start(&screen).expect("settle");
     let input = MutterInput::new(session);
     let mut probe = gnome.probe();
     eprintln!("the probe's widgets: {:?}", probe.geometry);
+    std::thread::sleep(Duration::from_millis(1500));
+    drop(settle);
+    drop(screen);
 
     input.click(probe.center("Change"), MouseButton::Left, 1).expect("click");
     probe.until("the click", |l| l == "clicked Change");
@@ -255,4 +273,111 @@ fn clicks_keys_text_scroll_and_drag_reach_a_gtk_app_on_mutter() {
 
     let off_screen = input.click(Point::new(SIZE.0 as i32 + 5, 10), MouseButton::Left, 1);
     assert!(off_screen.is_err(), "a point on no monitor is refused: {off_screen:?}");
+}
+
+/// Waits until the screen has not changed for 300 ms (nothing animates on the probe).
+fn still(settle: &dyn Settle) {
+    let quiet = SettleRequest { response_window: Duration::from_millis(300), ..SettleRequest::default() };
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let report = settle.watch().expect("watch").wait(&quiet).expect("quiet");
+        if report.settled && !report.saw_change && report.ignored.is_empty() {
+            return;
+        }
+        assert!(Instant::now() < deadline, "the screen never went still: {report:?}");
+    }
+}
+
+/// Waits until nothing changes for 300 ms but what was already animating (a caret blinking).
+fn quiet_but_animations(settle: &dyn Settle) {
+    let quiet = SettleRequest { response_window: Duration::from_millis(300), ..SettleRequest::default() };
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let report = settle.watch().expect("watch").wait(&quiet).expect("quiet");
+        if report.settled && !report.saw_change {
+            return;
+        }
+        assert!(Instant::now() < deadline, "the screen never went quiet: {report:?}");
+    }
+}
+
+/// The first capture within `within` that `shows` accepts, or the last one taken.
+fn shown_within(screen: &dyn Screen, within: Duration, shows: impl Fn(&Frame) -> bool) -> Result<Frame, Frame> {
+    let deadline = Instant::now() + within;
+    loop {
+        let frame = screen.capture(None, None).expect("capture");
+        if shows(&frame) {
+            return Ok(frame);
+        }
+        if Instant::now() >= deadline {
+            return Err(frame);
+        }
+        std::thread::sleep(Duration::from_millis(20)); // polling interval, not a settle wait
+    }
+}
+
+fn pixel(frame: &Frame, p: Point) -> [u8; 3] {
+    let row = frame.row(p.y as u32);
+    let at = p.x as usize * 4;
+    [row[at], row[at + 1], row[at + 2]]
+}
+
+#[test]
+fn the_screen_cast_shows_what_the_app_drew_and_settle_sees_it_change() {
+    let gnome = Gnome::start();
+    let session = Arc::new(MutterSession::start(&gnome.bus).expect("a remote-desktop session"));
+    let screen = MutterScreen::open(session.clone(), Some(&gnome.dir.join("run/pipewire-0"))).expect("the screen cast");
+    let settle = MutterSettle::start(&screen).expect("settle");
+    let input = MutterInput::new(session);
+    let (w, h) = SIZE;
+    assert_eq!(screen.screen_size().expect("size"), Size::new(w, h));
+    let monitors = screen.monitors().expect("monitors");
+    assert_eq!(monitors.len(), 1, "{monitors:?}");
+    assert_eq!((monitors[0].bounds, monitors[0].primary), (Rect::new(0, 0, w, h), true));
+    // mutter alone draws no wallpaper, only a dark background (shaded towards the edges, fading in
+    // at start).
+    still(&settle);
+    let empty = screen.capture(None, None).expect("capture");
+    assert_eq!((empty.size, empty.screen), (Size::new(w, h), Size::new(w, h)));
+    let background = pixel(&empty, Point::new(4, 4));
+    assert!(background.iter().all(|&c| c < 160), "mutter's background at (4, 4): {background:?}");
+
+    let mut probe = gnome.probe();
+    // mutter shows a new window once it has drawn at its full-screen size: the screen then has the
+    // window's own background (GTK's light grey) where the app put no widget.
+    let shown =
+        shown_within(&screen, WAIT, |f| pixel(f, Point::new(4, 4)).iter().all(|&c| c > 200)).unwrap_or_else(|f| {
+            panic!("the window's background never showed at (4, 4): {:?}", pixel(&f, Point::new(4, 4)))
+        });
+    still(&settle);
+    let name = probe.rect("Name");
+    assert_ne!(pixel(&shown, probe.center("Name")), background, "the entry at {name:?}");
+
+    // Typing into the entry: settle waits for it, and the capture changes there and nowhere else.
+    input.click(probe.center("Name"), MouseButton::Left, 1).expect("focus the entry");
+    // Its caret now blinks: once settle has learnt that rhythm, nothing else moves.
+    quiet_but_animations(&settle);
+    let before = screen.capture(None, None).expect("capture");
+    let mut watch = settle.watch().expect("watch");
+    input.type_text("handrail").expect("type");
+    probe.until("the typed text", |l| l == "name=handrail");
+    // A loaded machine may take a while to redraw: what is checked is that the change is seen.
+    let patient = SettleRequest { response_window: Duration::from_secs(3), ..SettleRequest::default() };
+    let report = watch.wait(&patient).expect("settle");
+    assert!(report.settled && report.saw_change, "{report:?}");
+    let after = screen.capture(None, None).expect("capture");
+    let changed = changed_cells(&before.pixels, &after.pixels, w, h, before.stride, 8);
+    assert!(!changed.is_empty(), "the typed text is on the screen");
+    let around = Rect::new(name.x - 8, name.y - 8, name.width + 16, name.height + 16);
+    for r in &changed {
+        assert!(around.contains_rect(r), "a change at {r:?}, outside the entry {name:?}");
+    }
+
+    // A capture of an area is those pixels of the whole screen; a smaller one is scaled exactly.
+    let area = Rect::new(100, 50, 200, 100);
+    let part = screen.capture(Some(area), None).expect("area");
+    assert_eq!((part.size, part.origin), (Size::new(200, 100), area));
+    let half = screen.capture(None, Some(Size::new(w / 2, h / 2))).expect("half");
+    assert!((half.scale() - 2.0).abs() < 1e-9, "scale {}", half.scale());
+    assert!(screen.capture(Some(Rect::new(w as i32 + 10, 0, 10, 10)), None).is_err());
 }
