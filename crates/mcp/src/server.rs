@@ -252,14 +252,13 @@ impl HandrailServer {
 
         // A client that asked for progress hears each step; a cancelled request stops the engine's
         // waits at once (rmcp then drops the reply, as the protocol wants).
-        let progress = context.meta.get_progress_token().map(|token| {
-            Box::new(ProgressToClient {
-                peer: context.peer.clone(),
-                token,
-                runtime: tokio::runtime::Handle::current(),
-                steps: 0,
-            }) as Box<dyn Progress>
-        });
+        let (progress, progress_sent) = match context.meta.get_progress_token() {
+            Some(token) => {
+                let (reporter, sent) = ProgressToClient::start(context.peer.clone(), token);
+                (Some(Box::new(reporter) as Box<dyn Progress>), Some(sent))
+            }
+            None => (None, None),
+        };
         let cancel = Cancel::new();
         let hooks = CallHooks { confirm, progress, cancel: Some(cancel.clone()) };
         let running = self.shared.desk.call(turn, args, hooks);
@@ -272,6 +271,13 @@ impl HandrailServer {
                 running.await
             }
         };
+        if let Some(sent) = progress_sent {
+            // Every step goes out before the result (the engine dropped the reporter when the call
+            // ended, which ends the sending); bounded, should a reporter outlive its call.
+            if tokio::time::timeout(PROGRESS_FLUSH, sent).await.is_err() {
+                log::debug!("progress notifications were still being sent when the result went");
+            }
+        }
         let ran = match answered {
             Ok(Ok(ran)) => ran,
             Ok(Err(meta)) => return Err(ErrorData::invalid_params(meta.to_string(), None)),
@@ -434,25 +440,42 @@ impl Confirm for AskPeer {
     }
 }
 
-/// Sends each step of a call to the client as an MCP progress notification.
+/// How long a call's result waits for its last progress notifications to go out.
+const PROGRESS_FLUSH: Duration = Duration::from_secs(2);
+
+/// Sends each step of a call to the client as an MCP progress notification, in the order the
+/// steps came: one task sends them one after another (a task per notification would let a loaded
+/// runtime send "settling" before "sending the input").
 struct ProgressToClient {
-    peer: Peer<RoleServer>,
     token: ProgressToken,
-    runtime: tokio::runtime::Handle,
     steps: u32,
+    queue: tokio::sync::mpsc::UnboundedSender<ProgressNotificationParam>,
+}
+
+impl ProgressToClient {
+    /// The reporter, and the sending task, which ends once the reporter is dropped and everything
+    /// reported was sent.
+    fn start(peer: Peer<RoleServer>, token: ProgressToken) -> (ProgressToClient, tokio::task::JoinHandle<()>) {
+        let (queue, mut steps) = tokio::sync::mpsc::unbounded_channel::<ProgressNotificationParam>();
+        let sending = tokio::spawn(async move {
+            while let Some(param) = steps.recv().await {
+                if let Err(e) = peer.notify_progress(param).await {
+                    log::debug!("a progress notification was not sent: {e}");
+                }
+            }
+        });
+        (ProgressToClient { token, steps: 0, queue }, sending)
+    }
 }
 
 impl Progress for ProgressToClient {
     fn report(&mut self, step: &str) {
         self.steps += 1;
         let param = ProgressNotificationParam::new(self.token.clone(), f64::from(self.steps)).with_message(step);
-        let peer = self.peer.clone();
-        // Runs on the engine thread: the notification is sent from the runtime, without waiting for it.
-        self.runtime.spawn(async move {
-            if let Err(e) = peer.notify_progress(param).await {
-                log::debug!("a progress notification was not sent: {e}");
-            }
-        });
+        // Runs on the engine thread: queued without waiting; the sending task keeps the order.
+        if self.queue.send(param).is_err() {
+            log::debug!("a progress notification was not sent: the call's sender is gone");
+        }
     }
 }
 
