@@ -21,7 +21,7 @@ use handrail_core::{Config, Engine, Mode, Vision};
 use handrail_imaging::{encoder, ImageFormat};
 use handrail_mcp::{Calls, HandrailServer, LocalSession, ServerOptions, TurnDefaults};
 use handrail_platform::{Rect, Size};
-use handrail_sandbox::{Sandbox, SandboxOptions};
+use handrail_sandbox::{Sandbox, SandboxOptions, Session};
 use handrail_sim::{Reaction, SimDesktop, Widget, WindowSpec};
 use handrail_trace::TraceWriter;
 use serde_json::{json, Value};
@@ -188,8 +188,11 @@ fn serve_notes_page() -> Result<String> {
 }
 
 fn run_on_sandbox(trace: TraceWriter, wayland: bool) -> Result<u32> {
-    let sandbox = Sandbox::start(SandboxOptions { wayland, ..SandboxOptions::default() })
-        .context("starting the sandbox desktop")?;
+    let sandbox = Sandbox::start(SandboxOptions {
+        session: if wayland { Session::Sway } else { Session::X11 },
+        ..SandboxOptions::default()
+    })
+    .context("starting the sandbox desktop")?;
     eprintln!("handrail demo: private desktop {} is up; working a notes page in Chromium", sandbox.session_name());
     let desktop = crate::desktops::sandbox_desktop(&sandbox, "handrail demo", &UrlPolicy::default(), None)?;
     let mut host = Host::new(server(desktop, Vision::Capable, trace)?, TURN, INTENT)?;

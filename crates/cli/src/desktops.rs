@@ -325,7 +325,7 @@ pub fn open_desktop(who: &str, choice: &DesktopChoice, sees: bool, policy: &UrlP
     if choice.sandbox {
         let opts = SandboxOptions {
             size: choice.size,
-            wayland: choice.wayland,
+            session: if choice.wayland { handrail_sandbox::Session::Sway } else { handrail_sandbox::Session::X11 },
             opengl: choice.opengl,
             ..SandboxOptions::default()
         };

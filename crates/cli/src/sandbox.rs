@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use handrail_sandbox::{run_inside, Sandbox, SandboxOptions};
+use handrail_sandbox::{run_inside, Sandbox, SandboxOptions, Session};
 
 #[derive(Debug, Args)]
 pub struct SandboxArgs {
@@ -24,9 +24,13 @@ pub struct SandboxArgs {
     /// instead of an X11 one.
     #[arg(long, conflicts_with_all = ["display", "no_window_manager"])]
     wayland: bool,
+    /// A GNOME desktop: a private headless mutter (GNOME's compositor, Wayland) with PipeWire and
+    /// WirePlumber for its screen casts. Apps run on it; handrail's own GNOME backend is being built.
+    #[arg(long, conflicts_with_all = ["display", "no_window_manager", "wayland"])]
+    gnome: bool,
     /// Offer OpenGL (the X server's GLX, Mesa's software renderer) to apps that need it; off by
     /// default, as it costs each desktop ~55 MB.
-    #[arg(long, conflicts_with = "wayland")]
+    #[arg(long, conflicts_with_all = ["wayland", "gnome"])]
     opengl: bool,
     /// A command to run inside the desktop; the desktop stops when it exits.
     #[arg(last = true)]
@@ -49,7 +53,13 @@ fn options(args: &SandboxArgs) -> SandboxOptions {
         display: args.display,
         window_manager: !args.no_window_manager,
         accessibility: !args.no_accessibility,
-        wayland: args.wayland,
+        session: if args.gnome {
+            Session::Gnome
+        } else if args.wayland {
+            Session::Sway
+        } else {
+            Session::X11
+        },
         opengl: args.opengl,
         ..SandboxOptions::default()
     }

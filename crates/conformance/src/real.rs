@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use handrail_platform::absent::NoOcr;
 use handrail_platform::{Desktop, Rect};
-use handrail_sandbox::{Sandbox, SandboxOptions, REMOVED_ENV};
+use handrail_sandbox::{Sandbox, SandboxOptions, Session, REMOVED_ENV};
 use handrail_testkit::LineApp;
 use handrail_wayland::{LaunchEnv, Socket, SwayIpc, WaylandDesktop, WaylandOptions};
 use handrail_x11::{X11Desktop, X11Options};
@@ -45,7 +45,7 @@ pub fn wayland() -> RealHarness {
 fn start(protocol: Protocol) -> RealHarness {
     let opts = SandboxOptions {
         size: SCREEN,
-        wayland: protocol == Protocol::Wayland,
+        session: if protocol == Protocol::Wayland { Session::Sway } else { Session::X11 },
         // Tests run on short-lived threads; the reaper tears the desktop down if the binary dies.
         parent_death_signal: false,
         ..SandboxOptions::default()

@@ -1,16 +1,12 @@
-//! Input through mutter's remote-desktop session, on a private headless mutter, checked by what the
-//! GTK probe app itself received.
+//! Input, screen and settle through mutter's remote-desktop and screen-cast sessions, on a private
+//! GNOME sandbox, checked by what the GTK probe app itself received and drew.
 
 use std::io::{BufRead, BufReader};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::mpsc::{self, Receiver};
-use std::time::{Duration, Instant};
-
-use handrail_dbus::wire::{Arg, Call};
-use handrail_dbus::Bus;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use handrail_damage::changed_cells;
 use handrail_gnome::{MutterInput, MutterScreen, MutterSession, MutterSettle};
@@ -18,111 +14,48 @@ use handrail_platform::{
     Frame, Input, Key, KeyCombo, Modifiers, MouseButton, Point, Rect, Screen, ScrollDirection, Settle, SettleRequest,
     Size,
 };
+use handrail_sandbox::{Sandbox, SandboxOptions, Session};
 
 const WAIT: Duration = Duration::from_secs(20);
 const SIZE: (u32, u32) = (1280, 800);
 
-/// A private GNOME compositor: its own session bus, PipeWire and WirePlumber, and a headless mutter
-/// with one virtual monitor. Every process is in a process group of its own and ended when dropped.
+/// A private GNOME desktop (handrail's sandbox: a headless mutter with one virtual monitor, PipeWire
+/// and WirePlumber on a session bus of its own).
 struct Gnome {
-    dir: PathBuf,
-    bus: String,
-    display: String,
-    children: Vec<Child>,
-}
-
-fn spawn_in(dir: &Path, bus: &str, program: &str, args: &[&str], log: &str) -> Child {
-    let log = std::fs::File::create(dir.join(log)).expect("log file");
-    Command::new(program)
-        .args(args)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", dir)
-        .env("XDG_RUNTIME_DIR", dir.join("run"))
-        .env("DBUS_SESSION_BUS_ADDRESS", bus)
-        .env("GSETTINGS_BACKEND", "memory")
-        .env("NO_AT_BRIDGE", "1")
-        .stdin(Stdio::null())
-        .stdout(log.try_clone().expect("log"))
-        .stderr(log)
-        .process_group(0)
-        .spawn()
-        .unwrap_or_else(|e| panic!("{program}: {e} (scripts/setup-desktop installs it)"))
+    sandbox: Sandbox,
 }
 
 impl Gnome {
     fn start() -> Gnome {
-        let dir = std::env::temp_dir().join(format!("handrail-gnome-test-{}-{}", std::process::id(), rand_suffix()));
-        std::fs::create_dir_all(dir.join("run")).expect("dir");
-        // The runtime directory's sockets are the session's own: private, as a login's is.
-        let private = <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o700);
-        std::fs::set_permissions(dir.join("run"), private).expect("chmod");
-        // The bus gets the private home and runtime directory too: services it activates (gvfsd and
-        // its FUSE mount) otherwise settle in the real home and outlive the test.
-        let mut daemon = Command::new("dbus-daemon")
-            .args(["--session", "--nofork", "--nopidfile", "--print-address=1"])
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", &dir)
-            .env("XDG_RUNTIME_DIR", dir.join("run"))
-            .env("GIO_USE_VFS", "local")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .spawn()
-            .expect("dbus-daemon");
-        let mut line = String::new();
-        BufReader::new(daemon.stdout.take().expect("stdout")).read_line(&mut line).expect("bus address");
-        let bus = line.trim().to_owned();
-        let mut gnome =
-            Gnome { dir: dir.clone(), bus: bus.clone(), display: "wayland-handrail".into(), children: vec![daemon] };
-        gnome.children.push(spawn_in(&dir, &bus, "pipewire", &[], "pipewire.log"));
-        gnome.wait_for(|| dir.join("run/pipewire-0").exists(), "PipeWire's socket");
-        gnome.children.push(spawn_in(&dir, &bus, "wireplumber", &[], "wireplumber.log"));
-        let monitor = format!("{}x{}", SIZE.0, SIZE.1);
-        let display = gnome.display.clone();
-        gnome.children.push(spawn_in(
-            &dir,
-            &bus,
-            "mutter",
-            &["--headless", "--wayland", "--no-x11", "--virtual-monitor", &monitor, "--wayland-display", &display],
-            "mutter.log",
-        ));
-        let address = bus.clone();
-        gnome.wait_for(|| has_owner(&address, "org.gnome.Mutter.RemoteDesktop"), "mutter on the session bus");
-        gnome
+        let opts = SandboxOptions {
+            session: Session::Gnome,
+            size: SIZE,
+            // Tests run on short-lived threads; the reaper tears the desktop down if the binary dies.
+            parent_death_signal: false,
+            ..SandboxOptions::default()
+        };
+        Gnome { sandbox: Sandbox::start(opts).expect("a GNOME sandbox (run scripts/setup-desktop)") }
     }
 
-    fn wait_for(&mut self, mut ready: impl FnMut() -> bool, what: &str) {
-        let deadline = Instant::now() + WAIT;
-        while !ready() {
-            for c in &mut self.children {
-                if let Ok(Some(status)) = c.try_wait() {
-                    panic!("waiting for {what}: a process exited ({status}); logs in {}", self.dir.display());
-                }
-            }
-            assert!(Instant::now() < deadline, "{what} not ready in {WAIT:?}; logs in {}", self.dir.display());
-            std::thread::sleep(Duration::from_millis(50));
-        }
+    fn bus(&self) -> &str {
+        self.sandbox.bus_address()
+    }
+
+    fn pipewire(&self) -> PathBuf {
+        self.sandbox.pipewire_socket().expect("PipeWire's socket")
     }
 
     /// Starts the probe app full-screen (mutter says nowhere where a window lies; full-screen, its
     /// surface starts at the monitor's origin), and reads its widgets' geometry.
     fn probe(&self) -> Probe {
-        let mut child = Command::new("/usr/bin/python3")
+        let mut child = self
+            .sandbox
+            .command("/usr/bin/python3")
             .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/apps/conformance_gtk.py"))
             .args(["--title", "gnome probe", "--fullscreen"])
-            .env("HOME", &self.dir)
-            .env("XDG_RUNTIME_DIR", self.dir.join("run"))
-            .env("DBUS_SESSION_BUS_ADDRESS", &self.bus)
-            .env("WAYLAND_DISPLAY", &self.display)
-            .env("GDK_BACKEND", "wayland")
-            .env("GSETTINGS_BACKEND", "memory")
-            .env("NO_AT_BRIDGE", "1")
-            .env_remove("DISPLAY")
+            .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
-            .process_group(0)
             .spawn()
             .expect("probe");
         let (tx, lines) = mpsc::channel();
@@ -146,46 +79,6 @@ impl Gnome {
         }
         probe
     }
-}
-
-impl Drop for Gnome {
-    fn drop(&mut self) {
-        for c in self.children.iter_mut().rev() {
-            // The whole process group: what the child started goes too.
-            if let Ok(pid) = i32::try_from(c.id()) {
-                // SAFETY: kill(2) with a process group this test started; no memory is involved.
-                unsafe { libc::kill(-pid, libc::SIGKILL) };
-            }
-            let _ = c.wait();
-        }
-        if std::thread::panicking() {
-            // The compositor's and PipeWire's logs, for the failure.
-            eprintln!("logs kept in {}", self.dir.display());
-        } else {
-            let _ = std::fs::remove_dir_all(&self.dir);
-        }
-    }
-}
-
-fn rand_suffix() -> u128 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0)
-}
-
-fn has_owner(address: &str, name: &str) -> bool {
-    let Ok(mut bus) = Bus::connect(address, Duration::from_secs(2), Box::new(|_| {})) else { return false };
-    let args = [Arg::Str(name.into())];
-    let call = Call {
-        destination: "org.freedesktop.DBus",
-        path: "/org/freedesktop/DBus",
-        interface: "org.freedesktop.DBus",
-        member: "NameHasOwner",
-        args: &args,
-        flags: 0,
-    };
-    bus.call(&call, Duration::from_secs(2), "NameHasOwner")
-        .ok()
-        .and_then(|m| m.first().ok())
-        .is_some_and(|v| v == handrail_dbus::wire::Value::Bool(true))
 }
 
 struct Probe {
@@ -238,11 +131,11 @@ impl Drop for Probe {
 #[test]
 fn clicks_keys_text_scroll_and_drag_reach_a_gtk_app_on_mutter() {
     let gnome = Gnome::start();
-    let session = Arc::new(MutterSession::start(&gnome.bus).expect("a remote-desktop session"));
+    let session = Arc::new(MutterSession::start(gnome.bus()).expect("a remote-desktop session"));
     let streams = session.streams().to_vec();
     assert_eq!(streams.len(), 1, "{streams:?}");
     assert_eq!(streams[0].area, Rect::new(0, 0, SIZE.0, SIZE.1), "{streams:?}");
-    let screen = MutterScreen::open(session.clone(), Some(&gnome.dir.join("run/pipewire-0"))).expect("the screen cast");
+    let screen = MutterScreen::open(session.clone(), Some(&gnome.pipewire())).expect("the screen cast");
     let settle = MutterSettle::start(&screen).expect("settle");
     let input = MutterInput::new(session);
     let mut probe = gnome.probe();
@@ -325,8 +218,8 @@ fn pixel(frame: &Frame, p: Point) -> [u8; 3] {
 #[test]
 fn the_screen_cast_shows_what_the_app_drew_and_settle_sees_it_change() {
     let gnome = Gnome::start();
-    let session = Arc::new(MutterSession::start(&gnome.bus).expect("a remote-desktop session"));
-    let screen = MutterScreen::open(session.clone(), Some(&gnome.dir.join("run/pipewire-0"))).expect("the screen cast");
+    let session = Arc::new(MutterSession::start(gnome.bus()).expect("a remote-desktop session"));
+    let screen = MutterScreen::open(session.clone(), Some(&gnome.pipewire())).expect("the screen cast");
     let settle = MutterSettle::start(&screen).expect("settle");
     let input = MutterInput::new(session);
     let (w, h) = SIZE;

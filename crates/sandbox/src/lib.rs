@@ -17,10 +17,11 @@
 //!    it manages windows, and a window mapped in between would never show);
 //! 5. `xsetroot -solid <background>` (OCR reads almost nothing on the default black).
 //!
-//! With [`SandboxOptions::wayland`], steps 1, 4 and 5 are replaced by a private headless sway (run as
-//! an unprivileged user when the owner is root; see the `wayland` module), ready when its IPC answers
+//! With [`Session::Sway`], steps 1, 4 and 5 are replaced by a private headless sway (run as an
+//! unprivileged user when the owner is root; see the `wayland` module), ready when its IPC answers
 //! with an active output; apps then get `WAYLAND_DISPLAY` (the socket's absolute path) and `SWAYSOCK`
-//! instead of `DISPLAY`.
+//! instead of `DISPLAY`. With [`Session::Gnome`] they are replaced by PipeWire, WirePlumber and a
+//! headless mutter (see the `gnome` module); apps get `WAYLAND_DISPLAY` too.
 //!
 //! Apps are started with [`Sandbox::command`] / [`Sandbox::spawn`], which set the sandbox's
 //! environment ([`Sandbox::env`]) and remove variables that point at the real session
@@ -54,6 +55,7 @@
 
 mod apps;
 mod error;
+mod gnome;
 mod log;
 mod procs;
 mod reaper;
@@ -68,7 +70,7 @@ pub use apps::{AppProcess, ClosedApp, ClosedApps, SandboxProcesses};
 pub use error::SandboxError;
 pub use log::log_to_stderr;
 pub use procs::{marked_processes, MARKER_VAR};
-pub use sandbox::{run_inside, Sandbox, SandboxOptions, Shutdown, StartTimings, StopReport, REMOVED_ENV};
+pub use sandbox::{run_inside, Sandbox, SandboxOptions, Session, Shutdown, StartTimings, StopReport, REMOVED_ENV};
 pub use setup::{RunOutcome, SetupError, TaskSetup, MAX_OUTPUT_BYTES};
 pub use signals::{Caught, SignalWatcher, WATCHED_SIGNALS};
 pub use watch::{ExitWatch, Exited};

@@ -17,6 +17,7 @@ use log::{debug, info, warn};
 
 use crate::apps::SandboxProcesses;
 use crate::error::SandboxError;
+use crate::gnome;
 use crate::procs::{
     self, cloexec_pipe, identity, marked_processes, pidfd_open, poll_readable, run_helper, send_signal, tail_file,
     tie_to_parent, Line, LineReader, MARKER_VAR, POLL,
@@ -47,9 +48,10 @@ pub struct SandboxOptions {
     pub display: Option<u32>,
     /// Bound for each start-up step (the X server, the bus, the accessibility bus, the WM).
     pub step_timeout: Duration,
-    /// A Wayland session instead of X11: a private headless sway (see the `wayland` module) instead
-    /// of Xvfb, openbox and xsetroot. `display`, `depth` and `window_manager` do not apply.
-    pub wayland: bool,
+    /// Which desktop runs: X11 (Xvfb, openbox, xsetroot), or a Wayland one — a headless sway (see
+    /// the `wayland` module) or GNOME's mutter (see the `gnome` module). `display`, `depth` and
+    /// `window_manager` apply to X11 only.
+    pub session: Session,
     /// The unprivileged user sway runs as when the owner is root (default: `handrail-desktop`, else
     /// `nobody`); ignored for other owners, whose sway runs as themselves.
     pub desktop_user: Option<String>,
@@ -64,6 +66,25 @@ pub struct SandboxOptions {
     pub opengl: bool,
 }
 
+/// Which desktop a sandbox runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Session {
+    /// An X server (Xvfb) with openbox.
+    #[default]
+    X11,
+    /// Wayland: a headless sway (wlroots).
+    Sway,
+    /// Wayland: GNOME's compositor, a headless mutter, with PipeWire and WirePlumber for its screen
+    /// casts.
+    Gnome,
+}
+
+impl Session {
+    pub fn is_wayland(self) -> bool {
+        matches!(self, Session::Sway | Session::Gnome)
+    }
+}
+
 impl Default for SandboxOptions {
     fn default() -> Self {
         SandboxOptions {
@@ -74,7 +95,7 @@ impl Default for SandboxOptions {
             background: "#e0e0e0".to_owned(),
             display: None,
             step_timeout: Duration::from_secs(10),
-            wayland: false,
+            session: Session::X11,
             desktop_user: None,
             parent_death_signal: true,
             opengl: false,
@@ -97,8 +118,11 @@ pub struct StartTimings {
     pub window_manager: Option<Duration>,
     /// xsetroot.
     pub background: Duration,
-    /// sway until its IPC answered with an active output (None for X11 sandboxes).
+    /// The compositor until it served clients: sway's IPC answered with an active output, or mutter
+    /// owned its remote-desktop name (None for X11 sandboxes).
     pub compositor: Option<Duration>,
+    /// PipeWire and WirePlumber until PipeWire's socket existed (GNOME sandboxes only).
+    pub media: Option<Duration>,
     /// Everything, from the call to `start` to its return.
     pub total: Duration,
 }
@@ -169,6 +193,8 @@ struct Tracked {
 struct Programs {
     xvfb: Option<PathBuf>,
     sway: Option<PathBuf>,
+    /// mutter, pipewire and wireplumber (GNOME sandboxes).
+    gnome: Option<gnome::Programs>,
     dbus_daemon: PathBuf,
     dbus_send: Option<PathBuf>,
     a11y_launcher: Option<PathBuf>,
@@ -213,10 +239,20 @@ fn find_a11y_launcher() -> Result<PathBuf, SandboxError> {
 impl Programs {
     fn locate(opts: &SandboxOptions) -> Result<Programs, SandboxError> {
         let a11y = opts.accessibility;
-        if opts.wayland {
+        if opts.session.is_wayland() {
+            let gnome = opts.session == Session::Gnome;
             return Ok(Programs {
                 xvfb: None,
-                sway: Some(require("sway", "sway")?),
+                sway: if gnome { None } else { Some(require("sway", "sway")?) },
+                gnome: if gnome {
+                    Some(gnome::Programs {
+                        mutter: require("mutter", "mutter")?,
+                        pipewire: require("pipewire", "pipewire")?,
+                        wireplumber: require("wireplumber", "wireplumber")?,
+                    })
+                } else {
+                    None
+                },
                 dbus_daemon: require("dbus-daemon", "dbus")?,
                 dbus_send: if a11y { Some(require("dbus-send", "dbus")?) } else { None },
                 a11y_launcher: if a11y { Some(find_a11y_launcher()?) } else { None },
@@ -228,6 +264,7 @@ impl Programs {
         Ok(Programs {
             xvfb: Some(require("Xvfb", "xvfb")?),
             sway: None,
+            gnome: None,
             dbus_daemon: require("dbus-daemon", "dbus")?,
             dbus_send: if a11y { Some(require("dbus-send", "dbus")?) } else { None },
             a11y_launcher: if a11y { Some(find_a11y_launcher()?) } else { None },
@@ -405,6 +442,11 @@ impl Sandbox {
         let t = Instant::now();
         sb.start_session_bus(&progs.dbus_daemon)?;
         sb.timings.session_bus = t.elapsed();
+        if let Some(g) = &progs.gnome {
+            let t = Instant::now();
+            sb.start_media(g)?;
+            sb.timings.media = Some(t.elapsed());
+        }
 
         if let (Some(launcher), Some(dbus_send)) = (&progs.a11y_launcher, &progs.dbus_send) {
             let t = Instant::now();
@@ -424,6 +466,11 @@ impl Sandbox {
         if let Some(sway) = &progs.sway {
             let t = Instant::now();
             sb.start_compositor(sway)?;
+            sb.timings.compositor = Some(t.elapsed());
+        }
+        if let Some(g) = &progs.gnome {
+            let t = Instant::now();
+            sb.start_mutter(&g.mutter)?;
             sb.timings.compositor = Some(t.elapsed());
         }
         sb.timings.total = t0.elapsed();
@@ -842,6 +889,88 @@ impl Sandbox {
         }
     }
 
+    /// Starts PipeWire, waits for its socket, and starts WirePlumber beside it.
+    fn start_media(&mut self, programs: &gnome::Programs) -> Result<(), SandboxError> {
+        const STEP: &str = "PipeWire";
+        let log = self.logs.join("pipewire.log");
+        let child = self.infra_command(&programs.pipewire, &log)?.spawn().map_err(|source| SandboxError::Spawn {
+            step: STEP,
+            program: programs.pipewire.display().to_string(),
+            source,
+        })?;
+        debug!("sandbox {}: pipewire pid {}", self.id, child.id());
+        self.infra.push(Tracked { name: "pipewire", child });
+        let socket = self.runtime_dir.join(gnome::PIPEWIRE_SOCKET);
+        let deadline = self.deadline();
+        while !socket.exists() {
+            if let Some(status) = self.exited("pipewire") {
+                return Err(SandboxError::ExitedEarly { step: STEP, status, stderr: tail_file(&log) });
+            }
+            self.poll_again(STEP, deadline, &log)?;
+        }
+        const MANAGER: &str = "session manager (wireplumber)";
+        let log = self.logs.join("wireplumber.log");
+        let child = self.infra_command(&programs.wireplumber, &log)?.spawn().map_err(|source| SandboxError::Spawn {
+            step: MANAGER,
+            program: programs.wireplumber.display().to_string(),
+            source,
+        })?;
+        debug!("sandbox {}: wireplumber pid {}", self.id, child.id());
+        self.infra.push(Tracked { name: "wireplumber", child });
+        Ok(())
+    }
+
+    /// Starts a headless mutter and waits until it serves its remote-desktop interface and its
+    /// Wayland socket.
+    fn start_mutter(&mut self, mutter: &Path) -> Result<(), SandboxError> {
+        const STEP: &str = "compositor (mutter)";
+        let log = self.logs.join("mutter.log");
+        let mut cmd = self.infra_command(mutter, &log)?;
+        cmd.args(gnome::mutter_args(self.opts.size));
+        for var in ["DISPLAY", "WAYLAND_DISPLAY", "SWAYSOCK"] {
+            cmd.env_remove(var);
+        }
+        let child = cmd.spawn().map_err(|source| SandboxError::Spawn {
+            step: STEP,
+            program: mutter.display().to_string(),
+            source,
+        })?;
+        debug!("sandbox {}: mutter pid {}", self.id, child.id());
+        self.infra.push(Tracked { name: "mutter", child });
+        let socket = self.runtime_dir.join(gnome::WAYLAND_NAME);
+        let deadline = self.deadline();
+        loop {
+            if let Some(status) = self.exited("mutter") {
+                return Err(SandboxError::ExitedEarly { step: STEP, status, stderr: tail_file(&log) });
+            }
+            if socket.exists() && self.bus_has_owner(gnome::REMOTE_DESKTOP_NAME, deadline)? {
+                self.wayland_socket = Some(socket);
+                return Ok(());
+            }
+            self.poll_again(STEP, deadline, &log)?;
+        }
+    }
+
+    /// Whether `name` has an owner on the session bus (asked with dbus-send, which activates nothing).
+    fn bus_has_owner(&self, name: &str, deadline: Instant) -> Result<bool, SandboxError> {
+        let dbus_send = require("dbus-send", "dbus")?;
+        let mut q = self.helper(&dbus_send);
+        q.args([
+            "--session",
+            "--print-reply",
+            "--dest=org.freedesktop.DBus",
+            "/org/freedesktop/DBus",
+            "org.freedesktop.DBus.NameHasOwner",
+        ])
+        .arg(format!("string:{name}"));
+        let out = run_helper(&mut q, deadline).map_err(|source| SandboxError::Spawn {
+            step: "NameHasOwner",
+            program: dbus_send.display().to_string(),
+            source,
+        })?;
+        Ok(matches!(&out, Some(o) if o.stdout.contains("boolean true")))
+    }
+
     // ----- accessors -----
 
     /// The unique id, also the value of `HANDRAIL_SANDBOX` in every sandbox process's environment.
@@ -862,9 +991,19 @@ impl Sandbox {
         }
     }
 
-    /// Whether this is a Wayland session (headless sway).
+    /// Whether this is a Wayland session (headless sway or mutter).
     pub fn is_wayland(&self) -> bool {
-        self.opts.wayland
+        self.opts.session.is_wayland()
+    }
+
+    /// Which desktop runs.
+    pub fn session(&self) -> Session {
+        self.opts.session
+    }
+
+    /// PipeWire's socket, where mutter's screen casts are read (GNOME sandboxes only).
+    pub fn pipewire_socket(&self) -> Option<PathBuf> {
+        (self.opts.session == Session::Gnome).then(|| self.runtime_dir.join(gnome::PIPEWIRE_SOCKET))
     }
 
     /// The Wayland socket's absolute path (what `WAYLAND_DISPLAY` holds in the sandbox).
@@ -997,7 +1136,7 @@ impl Sandbox {
             ("XDG_CACHE_HOME".to_owned(), path(&self.cache_home)),
             ("TMPDIR".to_owned(), path(&self.temp_dir)),
         ];
-        if self.opts.wayland {
+        if self.opts.session.is_wayland() {
             // The socket by its absolute path (libwayland accepts one): apps keep a runtime dir of
             // their own while sway's belongs to the user it runs as.
             if let Some(socket) = &self.wayland_socket {

@@ -8,7 +8,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{mpsc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use handrail_sandbox::{marked_processes, Sandbox, SandboxOptions};
+use handrail_sandbox::{marked_processes, Sandbox, SandboxOptions, Session};
 
 static DESKTOPS: Mutex<()> = Mutex::new(());
 
@@ -17,7 +17,7 @@ fn one_at_a_time() -> MutexGuard<'static, ()> {
 }
 
 fn wayland() -> SandboxOptions {
-    SandboxOptions { wayland: true, parent_death_signal: false, ..SandboxOptions::default() }
+    SandboxOptions { session: Session::Sway, parent_death_signal: false, ..SandboxOptions::default() }
 }
 
 fn alive(pid: u32) -> bool {

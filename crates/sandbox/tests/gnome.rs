@@ -1,0 +1,85 @@
+//! Real-process tests of the GNOME sandbox: a private headless mutter with PipeWire and
+//! WirePlumber, what apps see, and the same teardown guarantees as the other desktops.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use handrail_sandbox::{marked_processes, Sandbox, SandboxOptions, Session};
+
+fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => {
+            let state = stat.rfind(')').and_then(|i| stat[i + 1..].trim_start().chars().next());
+            !matches!(state, Some('Z') | Some('X') | None)
+        }
+        Err(_) => false,
+    }
+}
+
+fn named(sb: &Sandbox, comm: &str) -> Option<u32> {
+    sb.processes()
+        .into_iter()
+        .find(|&p| std::fs::read_to_string(format!("/proc/{p}/comm")).is_ok_and(|c| c.trim() == comm))
+}
+
+fn probe() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/apps/conformance_gtk.py")
+}
+
+#[test]
+fn a_gnome_desktop_runs_gtk_apps_on_mutter_and_is_fully_removed() {
+    let opts = SandboxOptions { session: Session::Gnome, parent_death_signal: false, ..SandboxOptions::default() };
+    let sb = Sandbox::start(opts).expect("start a GNOME sandbox (run scripts/setup-desktop)");
+    eprintln!("start timings: {:?}", sb.timings());
+    assert!(sb.is_wayland() && sb.session() == Session::Gnome);
+    assert!(sb.sway_ipc().is_none());
+    let socket = sb.wayland_socket().expect("mutter's Wayland socket").to_owned();
+    assert!(socket.starts_with(sb.root()) && socket.exists(), "{}", socket.display());
+    let pipewire = sb.pipewire_socket().expect("PipeWire's socket");
+    assert!(pipewire.exists(), "{}", pipewire.display());
+    let env = sb.env();
+    let get = |k: &str| env.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone());
+    assert_eq!(get("WAYLAND_DISPLAY").as_deref(), socket.to_str());
+    assert_eq!(get("GDK_BACKEND").as_deref(), Some("wayland"));
+    assert_eq!((get("DISPLAY"), get("SWAYSOCK")), (None, None));
+    let mutter = named(&sb, "mutter").expect("mutter carries the marker");
+    let media: Vec<u32> = ["pipewire", "wireplumber"].iter().filter_map(|c| named(&sb, c)).collect();
+    assert_eq!(media.len(), 2, "pipewire and wireplumber run: {:?}", sb.processes());
+
+    // A GTK app maps a window on it (the probe says ready once its window is mapped).
+    let mut app = sb
+        .command("/usr/bin/python3")
+        .arg(probe())
+        .args(["--title", "on mutter"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the probe");
+    let out = app.stdout.take().expect("stdout");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            if line == "ready" {
+                let _ = tx.send(());
+                return;
+            }
+        }
+    });
+    assert!(rx.recv_timeout(Duration::from_secs(30)).is_ok(), "the GTK app never mapped its window on mutter");
+
+    let (id, root) = (sb.id().to_owned(), sb.root().to_owned());
+    let mut pids = sb.processes();
+    pids.push(mutter);
+    let report = sb.stop().expect("stop");
+    let _ = app.wait();
+    eprintln!("stopped in {:?}", report.duration);
+    for pid in pids {
+        assert!(!alive(pid), "pid {pid} still alive after stop");
+    }
+    assert_eq!(marked_processes(&id), Vec::<u32>::new(), "processes with the marker survived");
+    assert!(!root.exists(), "{} not removed", root.display());
+}
