@@ -348,7 +348,10 @@ impl SettleWatch for Watch<'_> {
         loop {
             self.read(&st)?;
             let now = Instant::now();
-            let waited = now.saturating_duration_since(self.started);
+            // The response window runs from this call, after the action was sent (as on X11): the
+            // time an action took to send (a click held back from reading as a double-click, a
+            // long text) must not use it up. Changes count from the watch's start.
+            let waited = now.saturating_duration_since(t0);
             let report = |settled: bool, saw: bool| SettleReport {
                 waited: now.saturating_duration_since(t0),
                 settled,
@@ -358,7 +361,7 @@ impl SettleWatch for Watch<'_> {
             };
             let deadline = match self.last_news {
                 None if waited >= request.response_window => return Ok(report(true, false)),
-                None => self.started + request.response_window,
+                None => t0 + request.response_window,
                 Some(last) if now.saturating_duration_since(last) >= request.quiet => return Ok(report(true, true)),
                 Some(last) => last + request.quiet,
             };
@@ -440,6 +443,27 @@ mod tests {
         assert_eq!(picture_to_screen(Rect::new(1, 1, 1, 1), (100, 100), place, layout), Rect::new(100, 0, 1, 1));
         // A layout starting left of 0 (a monitor at negative x) shifts everything right.
         assert_eq!(picture_to_screen(Rect::new(0, 0, 5, 5), (50, 50), place, Rect::new(-50, 0, 200, 50)).x, 150);
+    }
+
+    #[test]
+    fn the_response_window_runs_from_the_wait_not_the_watch() {
+        let (settle, feed) = DamageSettle::new(Size::new(320, 200));
+        let mut watch = settle.watch().expect("watch");
+        // The action takes longer to send than the whole response window (a click held back 500 ms
+        // so as not to read as a double-click), and its effect comes 50 ms after it was sent.
+        std::thread::sleep(Duration::from_millis(150));
+        let feeder = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            feed.record(Instant::now(), &[Rect::new(0, 0, 8, 8)]);
+        });
+        let request = SettleRequest {
+            response_window: Duration::from_millis(120),
+            quiet: Duration::from_millis(40),
+            ceiling: Duration::from_secs(5),
+        };
+        let report = watch.wait(&request).expect("wait");
+        feeder.join().expect("feeder");
+        assert!(report.settled && report.saw_change, "the change after the wait began was seen: {report:?}");
     }
 
     #[test]
