@@ -889,17 +889,20 @@ impl Sandbox {
         }
     }
 
+    /// Spawns `cmd` (one of the sandbox's own processes, `name`, started in `step`) and tracks it.
+    fn spawn_tracked(&mut self, name: &'static str, step: &'static str, mut cmd: Command) -> Result<(), SandboxError> {
+        let program = cmd.get_program().to_string_lossy().into_owned();
+        let child = cmd.spawn().map_err(|source| SandboxError::Spawn { step, program, source })?;
+        debug!("sandbox {}: {name} pid {}", self.id, child.id());
+        self.infra.push(Tracked { name, child });
+        Ok(())
+    }
+
     /// Starts PipeWire, waits for its socket, and starts WirePlumber beside it.
     fn start_media(&mut self, programs: &gnome::Programs) -> Result<(), SandboxError> {
         const STEP: &str = "PipeWire";
         let log = self.logs.join("pipewire.log");
-        let child = self.infra_command(&programs.pipewire, &log)?.spawn().map_err(|source| SandboxError::Spawn {
-            step: STEP,
-            program: programs.pipewire.display().to_string(),
-            source,
-        })?;
-        debug!("sandbox {}: pipewire pid {}", self.id, child.id());
-        self.infra.push(Tracked { name: "pipewire", child });
+        self.spawn_tracked("pipewire", STEP, self.infra_command(&programs.pipewire, &log)?)?;
         let socket = self.runtime_dir.join(gnome::PIPEWIRE_SOCKET);
         let deadline = self.deadline();
         while !socket.exists() {
@@ -908,16 +911,9 @@ impl Sandbox {
             }
             self.poll_again(STEP, deadline, &log)?;
         }
-        const MANAGER: &str = "session manager (wireplumber)";
         let log = self.logs.join("wireplumber.log");
-        let child = self.infra_command(&programs.wireplumber, &log)?.spawn().map_err(|source| SandboxError::Spawn {
-            step: MANAGER,
-            program: programs.wireplumber.display().to_string(),
-            source,
-        })?;
-        debug!("sandbox {}: wireplumber pid {}", self.id, child.id());
-        self.infra.push(Tracked { name: "wireplumber", child });
-        Ok(())
+        let manager = self.infra_command(&programs.wireplumber, &log)?;
+        self.spawn_tracked("wireplumber", "session manager (wireplumber)", manager)
     }
 
     /// Starts a headless mutter and waits until it serves its remote-desktop interface and its
@@ -930,13 +926,7 @@ impl Sandbox {
         for var in ["DISPLAY", "WAYLAND_DISPLAY", "SWAYSOCK"] {
             cmd.env_remove(var);
         }
-        let child = cmd.spawn().map_err(|source| SandboxError::Spawn {
-            step: STEP,
-            program: mutter.display().to_string(),
-            source,
-        })?;
-        debug!("sandbox {}: mutter pid {}", self.id, child.id());
-        self.infra.push(Tracked { name: "mutter", child });
+        self.spawn_tracked("mutter", STEP, cmd)?;
         let socket = self.runtime_dir.join(gnome::WAYLAND_NAME);
         let deadline = self.deadline();
         loop {
