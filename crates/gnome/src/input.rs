@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 
 use handrail_dbus::wire::{Arg, Call};
 use handrail_platform::click_spacing::ClickSpacing;
+use handrail_platform::drag::DragPath;
 use handrail_platform::keysym::{self, Keysym};
 use handrail_platform::{
     check_typed_length, Input, KeyCombo, Modifiers, MouseButton, PlatformError, Point, ScrollDirection,
@@ -33,12 +34,8 @@ use crate::mutter::{MutterSession, CALL_TIMEOUT, REMOTE_DESKTOP_SESSION};
 
 /// Gap between the clicks of a double or triple click.
 pub const MULTI_CLICK_GAP: Duration = Duration::from_millis(30);
-/// Intermediate pointer positions of a drag, so toolkits see the threshold crossed by motion.
-pub const DRAG_STEPS: u32 = 10;
 /// Time between drag motion steps.
 pub const DRAG_STEP_GAP: Duration = Duration::from_millis(8);
-/// How far the first motion of a drag goes: past every toolkit's drag threshold.
-pub const DRAG_START_DISTANCE: i32 = 24;
 /// Pauses after the drag's first motion and at its destination: on Wayland the app starts the drag
 /// and the target accepts it asynchronously, and the compositor drops a drag released before either.
 /// (wlroots drags wait for the apps' processes instead; mutter does not say which process shows a
@@ -260,13 +257,7 @@ impl Input for MutterInput {
         self.motion(from)?;
         self.motion(to)?;
         self.arrive(from)?;
-        let (dx, dy) = (f64::from(to.x - from.x), f64::from(to.y - from.y));
-        let length = dx.hypot(dy);
-        let first = if length > 0.0 { (f64::from(DRAG_START_DISTANCE) / length).min(1.0) } else { 0.0 };
-        let along = |t: f64| {
-            let lerp = |a: i32, b: i32| a + (f64::from(b - a) * t).round() as i32;
-            Point::new(lerp(from.x, to.x), lerp(from.y, to.y))
-        };
+        let path = DragPath::new(from, to);
         let press = Notify::Button { code: BTN_LEFT, pressed: true };
         let release = Notify::Button { code: BTN_LEFT, pressed: false };
         let held = |result: Result<(), PlatformError>| {
@@ -276,11 +267,10 @@ impl Input for MutterInput {
                 }
             })
         };
-        self.send_releasing(&[press, self.motion(along(first))?])?;
+        self.send_releasing(&[press, self.motion(path.start())?])?;
         sleep(DRAG_DWELL);
-        for i in 1..=DRAG_STEPS {
-            let t = first + (1.0 - first) * f64::from(i) / f64::from(DRAG_STEPS);
-            held(self.motion(along(t)).and_then(|m| self.send(&[m]).map_err(PlatformError::from)))?;
+        for step in path.steps() {
+            held(self.motion(step).and_then(|m| self.send(&[m]).map_err(PlatformError::from)))?;
             sleep(DRAG_STEP_GAP);
         }
         sleep(DRAG_DWELL);

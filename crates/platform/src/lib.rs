@@ -8,6 +8,7 @@
 pub mod absent;
 mod cancel;
 pub mod click_spacing;
+pub mod drag;
 mod element;
 mod frame;
 mod geometry;

@@ -22,6 +22,7 @@ use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use handrail_platform::click_spacing::ClickSpacing;
+use handrail_platform::drag::DragPath;
 use handrail_platform::{Input, Key, KeyCombo, MouseButton, PlatformError, Point, ScrollDirection, TextRoute};
 use log::debug;
 use wayland_client::protocol::{wl_pointer, wl_seat};
@@ -39,14 +40,8 @@ use crate::pace::{self, AppsAt, Pace, Phase};
 /// Gap between the clicks of a double or triple click: well inside any toolkit's double-click
 /// interval, and never the same millisecond.
 pub const MULTI_CLICK_GAP: Duration = Duration::from_millis(30);
-/// Intermediate pointer positions of a drag, so toolkits see the threshold crossed by motion.
-pub const DRAG_STEPS: u32 = 10;
 /// Time between drag motion steps: toolkits set a drag up on the first motion past the threshold.
 pub const DRAG_STEP_GAP: Duration = Duration::from_millis(8);
-/// How far the first motion of a drag goes: past every toolkit's drag threshold (GTK 8 px, Qt 10 px,
-/// doubled on a scaled screen), so the app has a drag to start when the drag's first phase is waited
-/// out ([`crate::pace`]).
-pub const DRAG_START_DISTANCE: i32 = 24;
 /// One wheel notch, in the axis units wlroots' own wheel devices report.
 const WHEEL_STEP: f64 = 15.0;
 
@@ -424,19 +419,12 @@ impl Input for WaylandInput {
         held.press(Down::Button(BTN_LEFT));
         held.flush()?;
         // First past the threshold, toward the target, and wait for the app to start the drag.
-        let (dx, dy) = (f64::from(to.x - from.x), f64::from(to.y - from.y));
-        let length = dx.hypot(dy);
-        let first = if length > 0.0 { (f64::from(DRAG_START_DISTANCE) / length).min(1.0) } else { 0.0 };
-        let along = |t: f64| {
-            let lerp = |a: i32, b: i32| a + (f64::from(b - a) * t).round() as i32;
-            Point::new(lerp(from.x, to.x), lerp(from.y, to.y))
-        };
-        held.d.move_to(along(first));
+        let path = DragPath::new(from, to);
+        held.d.move_to(path.start());
         held.d.sync()?;
         pace.wait(Phase::Start);
-        for i in 1..=DRAG_STEPS {
-            let t = first + (1.0 - first) * f64::from(i) / f64::from(DRAG_STEPS);
-            held.d.move_to(along(t));
+        for step in path.steps() {
+            held.d.move_to(step);
             held.flush()?;
             sleep(DRAG_STEP_GAP);
         }
