@@ -115,6 +115,31 @@ pub fn to_bgrx(bytes: &[u8], stride: usize, format: VideoFormat) -> Vec<u8> {
 mod tests {
     use super::*;
     use crate::pod::Builder;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any bytes: reading a format never panics, and a format read has a known pixel order and a
+        /// picture that is not empty.
+        #[test]
+        fn any_bytes_read_as_a_format_or_an_error(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
+            if let Ok(f) = VideoFormat::from_pod(&bytes) {
+                prop_assert!(f.width > 0 && f.height > 0);
+                prop_assert!(PixelOrder::ALL.iter().any(|&(o, _)| o == f.order));
+            }
+        }
+
+        /// A built format with a random pixel id and size reads back as built, or as the reason it
+        /// cannot be read.
+        #[test]
+        fn built_formats_read_back_or_say_why(id in 0u32..20, w in 0u32..5000, h in 0u32..5000) {
+            match (VideoFormat::from_pod(&format_bytes(id, w, h)), PixelOrder::from_id(id)) {
+                (Ok(f), Some(order)) => prop_assert_eq!(f, VideoFormat { order, width: w, height: h }),
+                (Err(FormatError::UnknownPixels(i)), None) => prop_assert_eq!(i, id),
+                (Err(FormatError::Empty(..)), Some(_)) => prop_assert!(w == 0 || h == 0),
+                (other, _) => prop_assert!(false, "{other:?} for id {id}, {w}x{h}"),
+            }
+        }
+    }
 
     fn format_bytes(id: u32, w: u32, h: u32) -> Vec<u8> {
         let mut b = Builder::new();
