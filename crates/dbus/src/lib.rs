@@ -11,9 +11,12 @@
 //! say).
 
 mod error;
+mod fds;
 pub mod wire;
 
 pub use error::DbusError;
+
+use fds::FdStream;
 
 use std::io::{BufReader, Read, Write};
 use std::os::unix::net::UnixStream;
@@ -229,15 +232,18 @@ fn is_timeout(e: &std::io::Error) -> bool {
 }
 
 fn read_loop(stream: UnixStream, tx: Sender<Message>, mut on_signal: SignalHandler, closed: Arc<AtomicBool>) {
-    let mut r = BufReader::with_capacity(256 << 10, stream);
+    let mut r = BufReader::with_capacity(256 << 10, FdStream::new(stream));
     loop {
-        let m = match read_message(&mut r) {
+        let mut m = match read_message(&mut r) {
             Ok(m) => m,
             Err(e) => {
                 log::debug!("bus reader stops: {e}");
                 break;
             }
         };
+        // Descriptors arrive in the order of the bytes they were sent with: a message's are the
+        // next ones queued.
+        m.fds = r.get_mut().take_fds(m.unix_fds).into_iter().map(Arc::new).collect();
         match m.kind {
             wire::METHOD_RETURN | wire::ERROR => {
                 // A send error means the Bus is gone.
@@ -269,6 +275,13 @@ fn authenticate(stream: &mut UnixStream) -> Result<(), DbusError> {
     let line = read_line(stream)?;
     if !line.starts_with("OK ") {
         return Err(DbusError::Auth(line));
+    }
+    // File descriptors in messages (a screen cast's PipeWire connection, a clipboard transfer);
+    // a bus that refuses them still serves everything else.
+    stream.write_all(b"NEGOTIATE_UNIX_FD\r\n")?;
+    let line = read_line(stream)?;
+    if line != "AGREE_UNIX_FD" {
+        log::debug!("the bus passes no file descriptors: {line}");
     }
     stream.write_all(b"BEGIN\r\n")?;
     Ok(())

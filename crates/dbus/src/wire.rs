@@ -24,6 +24,7 @@ const FIELD_REPLY_SERIAL: u8 = 5;
 const FIELD_DESTINATION: u8 = 6;
 const FIELD_SENDER: u8 = 7;
 const FIELD_SIGNATURE: u8 = 8;
+const FIELD_UNIX_FDS: u8 = 9;
 
 /// The largest message accepted (the specification allows 128 MiB; nothing here needs that).
 pub const MAX_MESSAGE: usize = 64 << 20;
@@ -547,9 +548,19 @@ pub struct Message {
     pub signature: String,
     pub big_endian: bool,
     pub body: Vec<u8>,
+    /// How many file descriptors the header says travel with the message.
+    pub unix_fds: u32,
+    /// The descriptors that came with it, in order (a body's `h` value is an index into them); the
+    /// transport fills them in.
+    pub fds: Vec<std::sync::Arc<std::os::fd::OwnedFd>>,
 }
 
 impl Message {
+    /// The descriptor a body's `h` value `index` names, if it came.
+    pub fn fd(&self, index: u32) -> Option<&std::os::fd::OwnedFd> {
+        self.fds.get(index as usize).map(|f| &**f)
+    }
+
     /// Decodes the body.
     pub fn values(&self) -> Result<Vec<Value>, DbusError> {
         Reader::new(&self.body, self.big_endian).values(&self.signature)
@@ -618,6 +629,7 @@ pub fn decode_message(buf: &[u8]) -> Result<Message, DbusError> {
             FIELD_DESTINATION => m.destination = s(),
             FIELD_SENDER => m.sender = s(),
             FIELD_SIGNATURE => m.signature = s(),
+            FIELD_UNIX_FDS => m.unix_fds = v.as_u32().unwrap_or(0),
             _ => {}
         }
     }

@@ -1,6 +1,6 @@
 //! The client against a real, private `dbus-daemon`.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
@@ -87,4 +87,41 @@ fn a_bus_that_goes_away_is_an_error_not_a_hang() {
     drop(daemon);
     let err = bus.call_all(&[bus_call("GetId", &[])], TIMEOUT, "GetId").expect_err("no bus");
     assert!(matches!(err, DbusError::Closed | DbusError::Io(_)), "{err:?}");
+}
+
+#[test]
+fn a_file_descriptor_in_a_reply_arrives_with_it() {
+    let daemon = Daemon::start();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/dbus/fd_service.py");
+    let mut service = Command::new("/usr/bin/python3")
+        .arg(script)
+        .env("DBUS_SESSION_BUS_ADDRESS", &daemon.address)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the service (python3-gi)");
+    let mut line = String::new();
+    BufReader::new(service.stdout.take().expect("stdout")).read_line(&mut line).expect("ready");
+    assert_eq!(line.trim(), "ready");
+
+    let mut bus = Bus::connect(&daemon.address, TIMEOUT, Box::new(|_| {})).expect("connect");
+    let open = Call {
+        destination: "org.handrail.FdTest",
+        path: "/org/handrail/FdTest",
+        interface: "org.handrail.FdTest",
+        member: "Open",
+        args: &[],
+        flags: 0,
+    };
+    let reply = bus.call(&open, TIMEOUT, "Open").expect("Open");
+    let _ = service.kill();
+    let _ = service.wait();
+    assert_eq!((reply.signature.as_str(), reply.unix_fds), ("h", 1));
+    let Ok(handrail_dbus::wire::Value::Fd(index)) = reply.first() else {
+        panic!("a descriptor index: {:?}", reply.values());
+    };
+    let fd = reply.fd(index).expect("the descriptor came with the reply");
+    let mut text = String::new();
+    std::fs::File::from(fd.try_clone().expect("dup")).read_to_string(&mut text).expect("read the pipe");
+    assert_eq!(text, "hello through a descriptor");
 }
