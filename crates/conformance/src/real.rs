@@ -150,6 +150,16 @@ impl Harness for RealHarness {
             }
             std::thread::sleep(Duration::from_millis(20));
         }
+        if self.protocol == Protocol::Wayland {
+            // sway answers its IPC with the layout it is moving to, but shows a new window — and
+            // sends it input — only once the app has drawn at its new size or 200 ms have passed.
+            // Input sent before that goes where the window is not yet (a drag that never started
+            // on a loaded machine), and a place read before it may lack the title bar the first
+            // arrangement adds. Wait as an agent does, until the screen shows the window: a still
+            // screen for longer than that 200 ms either already shows it or would have seen it
+            // appear.
+            crate::wait_until_still(&self.desktop, self.name());
+        }
         // Wayland apps know only their own surface: place it where the compositor shows it.
         let origin = match self.protocol {
             Protocol::X11 => (0, 0),
@@ -171,15 +181,6 @@ impl Harness for RealHarness {
                 }
             }
         };
-        if self.protocol == Protocol::Wayland {
-            // sway answers its IPC with the layout it is moving to, but shows a new window — and
-            // sends it input — only once the app has drawn at its new size or 200 ms have passed.
-            // Input sent before that goes where the window is not yet (a drag that never started
-            // on a loaded machine). Wait as an agent does, until the screen shows the window: a
-            // still screen for longer than that 200 ms either already shows it or would have seen
-            // it appear.
-            crate::wait_until_still(&self.desktop, self.name());
-        }
         for (_, r) in &mut geometry {
             r.x += origin.0;
             r.y += origin.1;
