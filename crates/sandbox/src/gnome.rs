@@ -24,6 +24,8 @@ pub struct Programs {
     pub mutter: PathBuf,
     pub pipewire: PathBuf,
     pub wireplumber: PathBuf,
+    /// Asks the bus whether mutter owns its name yet.
+    pub dbus_send: PathBuf,
 }
 
 /// mutter's arguments for a virtual monitor of `size`.

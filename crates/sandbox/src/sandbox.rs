@@ -249,6 +249,7 @@ impl Programs {
                         mutter: require("mutter", "mutter")?,
                         pipewire: require("pipewire", "pipewire")?,
                         wireplumber: require("wireplumber", "wireplumber")?,
+                        dbus_send: require("dbus-send", "dbus")?,
                     })
                 } else {
                     None
@@ -470,7 +471,7 @@ impl Sandbox {
         }
         if let Some(g) = &progs.gnome {
             let t = Instant::now();
-            sb.start_mutter(&g.mutter)?;
+            sb.start_mutter(&g.mutter, &g.dbus_send)?;
             sb.timings.compositor = Some(t.elapsed());
         }
         sb.timings.total = t0.elapsed();
@@ -720,21 +721,7 @@ impl Sandbox {
             if let Some(status) = self.exited(NAME) {
                 return Err(SandboxError::ExitedEarly { step: STEP, status, stderr: tail_file(&log) });
             }
-            let mut q = self.helper(dbus_send);
-            q.args([
-                "--session",
-                "--print-reply",
-                "--dest=org.freedesktop.DBus",
-                "/org/freedesktop/DBus",
-                "org.freedesktop.DBus.NameHasOwner",
-                "string:org.a11y.Bus",
-            ]);
-            let out = run_helper(&mut q, deadline).map_err(|source| SandboxError::Spawn {
-                step: STEP,
-                program: dbus_send.display().to_string(),
-                source,
-            })?;
-            if matches!(&out, Some(o) if o.stdout.contains("boolean true")) {
+            if self.bus_has_owner(dbus_send, "org.a11y.Bus", STEP, deadline)? {
                 break;
             }
             self.poll_again(STEP, deadline, &log)?;
@@ -918,7 +905,7 @@ impl Sandbox {
 
     /// Starts a headless mutter and waits until it serves its remote-desktop interface and its
     /// Wayland socket.
-    fn start_mutter(&mut self, mutter: &Path) -> Result<(), SandboxError> {
+    fn start_mutter(&mut self, mutter: &Path, dbus_send: &Path) -> Result<(), SandboxError> {
         const STEP: &str = "compositor (mutter)";
         let log = self.logs.join("mutter.log");
         let mut cmd = self.infra_command(mutter, &log)?;
@@ -933,7 +920,7 @@ impl Sandbox {
             if let Some(status) = self.exited("mutter") {
                 return Err(SandboxError::ExitedEarly { step: STEP, status, stderr: tail_file(&log) });
             }
-            if socket.exists() && self.bus_has_owner(gnome::REMOTE_DESKTOP_NAME, deadline)? {
+            if socket.exists() && self.bus_has_owner(dbus_send, gnome::REMOTE_DESKTOP_NAME, STEP, deadline)? {
                 self.wayland_socket = Some(socket);
                 return Ok(());
             }
@@ -942,9 +929,14 @@ impl Sandbox {
     }
 
     /// Whether `name` has an owner on the session bus (asked with dbus-send, which activates nothing).
-    fn bus_has_owner(&self, name: &str, deadline: Instant) -> Result<bool, SandboxError> {
-        let dbus_send = require("dbus-send", "dbus")?;
-        let mut q = self.helper(&dbus_send);
+    fn bus_has_owner(
+        &self,
+        dbus_send: &Path,
+        name: &str,
+        step: &'static str,
+        deadline: Instant,
+    ) -> Result<bool, SandboxError> {
+        let mut q = self.helper(dbus_send);
         q.args([
             "--session",
             "--print-reply",
@@ -954,7 +946,7 @@ impl Sandbox {
         ])
         .arg(format!("string:{name}"));
         let out = run_helper(&mut q, deadline).map_err(|source| SandboxError::Spawn {
-            step: "NameHasOwner",
+            step,
             program: dbus_send.display().to_string(),
             source,
         })?;
