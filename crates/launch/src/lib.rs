@@ -14,6 +14,7 @@
 mod browser;
 mod desktop_entries;
 mod held_browsers;
+mod new_window;
 mod procs;
 
 use std::fs::{self, OpenOptions};
@@ -28,6 +29,7 @@ use log::{debug, warn};
 
 pub use browser::check_url;
 use desktop_entries::DesktopEntry;
+pub use new_window::{LaunchWatch, SeenWindow, EXITED_GRACE, HANDOFF_GRACE};
 pub use procs::{comm, process_tree};
 
 /// Longest application name looked up (edit distances over longer inputs would only cost time).
@@ -61,6 +63,9 @@ const PATH_DENYLIST: &[&str] = &[
     "sway",
     "swaymsg",
     "Xwayland",
+    "gnome-shell",
+    "mutter",
+    "gnome-session-quit",
 ];
 
 /// What launched programs get, and how long launching may take.

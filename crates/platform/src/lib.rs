@@ -16,8 +16,10 @@ mod input;
 pub mod keysym;
 mod monitor;
 mod network;
+pub mod paste;
 mod policy;
 pub mod traits;
+pub mod window_relative;
 
 pub use cancel::{wait_slice, Cancel, CANCEL_CHECK_EVERY};
 pub use element::{AxHealth, AxNode, AxSnapshot, OcrHealth, OcrLine, Role, States};

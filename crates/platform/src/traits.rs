@@ -161,6 +161,26 @@ pub trait Windows: Send {
     }
 }
 
+/// A backend's windows shared with another of its parts (the accessibility adapter placing nodes
+/// by them) serve as the desktop's `windows` too.
+impl<W: Windows + Sync + ?Sized> Windows for std::sync::Arc<W> {
+    fn frontmost(&self) -> Result<Option<WindowInfo>, PlatformError> {
+        (**self).frontmost()
+    }
+    fn launch_app(&self, name: &str) -> Result<Launched, PlatformError> {
+        (**self).launch_app(name)
+    }
+    fn open_url(&self, url: &str) -> Result<Launched, PlatformError> {
+        (**self).open_url(url)
+    }
+    fn stack(&self) -> Result<Vec<StackedWindow>, PlatformError> {
+        (**self).stack()
+    }
+    fn activate(&self, handle: u64) -> Result<(), PlatformError> {
+        (**self).activate(handle)
+    }
+}
+
 /// Parameters for waiting until the screen settles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SettleRequest {

@@ -6,12 +6,11 @@
 //! - [`windows`]: `zwlr_foreign_toplevel_management_v1` (list, app id, title, activation) and the
 //!   compositor's IPC for geometry (`ipc`, sway's), since Wayland tells clients no global coordinates.
 //! - [`settle`]: screencopy damage, watched on a thread of its own.
-//! - [`accessibility`]: moves the window-relative bounds AT-SPI reports on Wayland into screen
-//!   coordinates, by the window each node belongs to.
+//! - accessibility: AT-SPI's window-relative bounds moved into screen coordinates by
+//!   `handrail_platform::window_relative`, with the surface origins `windows` knows.
 //!
 //! [`WaylandDesktop::connect`] assembles them into a [`Desktop`]. Each part has its own connection.
 
-pub mod accessibility;
 pub mod capture;
 mod conn;
 mod error;
@@ -29,6 +28,7 @@ use std::sync::Arc;
 
 use handrail_imaging::ImageFormat;
 use handrail_platform::absent::NoNetworkPolicy;
+use handrail_platform::window_relative::WindowRelative;
 use handrail_platform::{Accessibility, Desktop, Ocr, SystemClock};
 
 pub use conn::{OutputInfo, Socket};
@@ -36,7 +36,6 @@ pub use error::WaylandError;
 pub use handrail_launch::LaunchEnv;
 pub use ipc::SwayIpc;
 
-use accessibility::WindowRelative;
 use capture::WaylandScreen;
 use input::WaylandInput;
 use settle::WaylandSettle;
@@ -85,7 +84,7 @@ impl WaylandDesktop {
         Ok(Desktop {
             screen: Box::new(screen),
             input: Box::new(input),
-            windows: Box::new(windows::Shared(windows)),
+            windows: Box::new(windows),
             settle: Box::new(settle),
             accessibility: Box::new(accessibility),
             ocr,

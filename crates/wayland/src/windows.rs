@@ -21,7 +21,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use handrail_launch::{LaunchEnv, Launcher, Plan};
+use handrail_launch::{LaunchEnv, LaunchWatch, Launcher, Plan, SeenWindow};
 use handrail_platform::{Launched, PlatformError, Point, Rect, StackedWindow, WindowInfo, WindowKind, Windows};
 use log::{debug, info, warn};
 use wayland_client::protocol::{wl_output, wl_seat};
@@ -36,11 +36,6 @@ use crate::ipc::{SwayIpc, View};
 
 /// How often a wait re-checks what no event announces (a launched process exiting).
 const RECHECK: Duration = Duration::from_millis(50);
-/// After a launched process exits successfully, how long to wait for a window from the running copy
-/// it handed over to before settling for an existing window of the same app.
-const HANDOFF_GRACE: Duration = Duration::from_millis(1500);
-/// After a launched process exits successfully with no window anywhere, how long to keep waiting.
-const EXITED_GRACE: Duration = Duration::from_secs(5);
 
 /// One toplevel as the compositor describes it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -239,45 +234,43 @@ impl WaylandWindows {
         let before: Vec<u64> = self.toplevels()?.iter().map(|t| t.id).collect();
         let t0 = Instant::now();
         let mut child = self.launcher.spawn(&plan)?;
-        let pid = child.id();
+        let mut watch = LaunchWatch::new(&plan, &child);
+        let pid = watch.pid();
         debug!("started {} {:?} as pid {pid}", plan.program.display(), plan.args);
         let deadline = t0 + plan.timeout;
-        let mut exited: Option<(std::process::ExitStatus, Instant)> = None;
         let mut generation = self.list.lock().generation;
         let found = loop {
-            if exited.is_none() {
-                if let Ok(Some(status)) = child.try_wait() {
-                    debug!("pid {pid} exited ({status}) after {:?}", t0.elapsed());
-                    exited = Some((status, Instant::now()));
-                }
-            }
-            let placed = self.placed()?;
-            let new: Vec<&Placed> = placed.iter().filter(|p| !before.contains(&p.toplevel.id)).collect();
-            if let Some(p) = pick_new(&new, pid, &plan.classes, exited.is_some()) {
-                break Some(p.clone());
-            }
-            if let Some((status, at)) = exited {
-                if !status.success() {
+            watch.check_child(&mut child);
+            let placed = match self.placed() {
+                Ok(p) => p,
+                Err(e) => {
                     self.launcher.keep(child);
-                    return Err(PlatformError::Failed(format!(
-                        "{} exited ({status}) before opening a window",
-                        plan.program.display()
-                    )));
+                    return Err(e);
                 }
-                if at.elapsed() >= HANDOFF_GRACE {
-                    let existing = placed.iter().rev().find(|p| {
-                        handrail_launch::class_matches(&p.toplevel.app_id, &p.toplevel.app_id, &plan.classes)
-                    });
-                    if let Some(p) = existing {
-                        break Some(p.clone());
-                    }
-                }
-                if at.elapsed() >= EXITED_GRACE {
+            };
+            let new: Vec<SeenWindow<'_>> = placed
+                .iter()
+                .filter(|p| !before.contains(&p.toplevel.id))
+                .map(|p| SeenWindow {
+                    id: p.toplevel.id,
+                    pid: p.view.as_ref().and_then(|v| v.pid),
+                    instance: &p.toplevel.app_id,
+                    class: &p.toplevel.app_id,
+                })
+                .collect();
+            let existing = |classes: &[String]| {
+                Ok(placed
+                    .iter()
+                    .rev()
+                    .find(|p| handrail_launch::class_matches(&p.toplevel.app_id, &p.toplevel.app_id, classes))
+                    .map(|p| p.toplevel.id))
+            };
+            match watch.decide(&new, existing) {
+                Ok(Some(id)) => break placed.iter().find(|p| p.toplevel.id == id).cloned(),
+                Ok(None) => {}
+                Err(e) => {
                     self.launcher.keep(child);
-                    return Err(PlatformError::Failed(format!(
-                        "{} exited without opening a window",
-                        plan.program.display()
-                    )));
+                    return Err(e);
                 }
             }
             let left = deadline.saturating_duration_since(Instant::now());
@@ -335,31 +328,6 @@ fn match_views(toplevels: Vec<Toplevel>, views: Vec<View>) -> Vec<Placed> {
         .collect();
     placed.sort_by_key(|(at, _)| at.map_or(-1, |i| i as i64));
     placed.into_iter().map(|(_, p)| p).collect()
-}
-
-/// The launched app's window among new ones: its own pid, then the expected app id, then a
-/// descendant's pid; when the child already exited (handed over), any new window.
-fn pick_new<'a>(new: &[&'a Placed], pid: u32, classes: &[String], child_exited: bool) -> Option<&'a Placed> {
-    let pid_of = |p: &Placed| p.view.as_ref().and_then(|v| v.pid);
-    if let Some(p) = new.iter().find(|p| pid_of(p) == Some(pid)) {
-        return Some(p);
-    }
-    if let Some(p) =
-        new.iter().find(|p| handrail_launch::class_matches(&p.toplevel.app_id, &p.toplevel.app_id, classes))
-    {
-        return Some(p);
-    }
-    if new.iter().any(|p| pid_of(p).is_some()) {
-        let tree = handrail_launch::process_tree(pid);
-        if let Some(p) = new.iter().find(|p| pid_of(p).is_some_and(|q| tree.contains(&q))) {
-            return Some(p);
-        }
-    }
-    if child_exited {
-        new.first().copied()
-    } else {
-        None
-    }
 }
 
 impl Drop for WaylandWindows {
@@ -564,24 +532,16 @@ impl Windows for WaylandWindows {
     }
 }
 
-/// A [`WaylandWindows`] shared with the accessibility adapter, as the desktop's `windows`.
-pub struct Shared(pub Arc<WaylandWindows>);
-
-impl Windows for Shared {
-    fn frontmost(&self) -> Result<Option<WindowInfo>, PlatformError> {
-        self.0.frontmost()
-    }
-    fn launch_app(&self, name: &str) -> Result<Launched, PlatformError> {
-        self.0.launch_app(name)
-    }
-    fn open_url(&self, url: &str) -> Result<Launched, PlatformError> {
-        self.0.open_url(url)
-    }
-    fn stack(&self) -> Result<Vec<StackedWindow>, PlatformError> {
-        self.0.stack()
-    }
-    fn activate(&self, handle: u64) -> Result<(), PlatformError> {
-        self.0.activate(handle)
+impl handrail_platform::window_relative::SurfaceOrigins for WaylandWindows {
+    fn surface_origins(&self) -> Result<Vec<(String, Point)>, PlatformError> {
+        Ok(self
+            .placed()?
+            .into_iter()
+            .filter_map(|p| {
+                let v = p.view?;
+                Some((p.toplevel.title, Point::new(v.surface.x, v.surface.y)))
+            })
+            .collect())
     }
 }
 

@@ -88,6 +88,7 @@ use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use handrail_platform::click_spacing::ClickSpacing;
+use handrail_platform::paste::{paste_key_for, PasteKey};
 use handrail_platform::{Input, KeyCombo, Modifiers, MouseButton, PlatformError, Point, ScrollDirection, TextRoute};
 use log::{debug, warn};
 use x11rb::connection::{Connection, RequestConnection as _};
@@ -155,61 +156,6 @@ impl Default for InputOptions {
     fn default() -> Self {
         InputOptions { typing: TypingStrategy::Auto, paste_timeout: Duration::from_millis(1500) }
     }
-}
-
-/// Window classes (`WM_CLASS`, either part, lower case) of terminal emulators. ctrl+v is not paste there
-/// (`^V` is literal-next in shells); shift+Insert is, with the text on PRIMARY (what xterm, urxvt, st,
-/// kitty and alacritty paste) and on CLIPBOARD.
-const TERMINAL_CLASSES: &[&str] = &[
-    "xterm",
-    "uxterm",
-    "urxvt",
-    "rxvt",
-    "aterm",
-    "eterm",
-    "st",
-    "st-256color",
-    "gnome-terminal",
-    "gnome-terminal-server",
-    "org.gnome.terminal",
-    "kgx",
-    "org.gnome.console",
-    "ptyxis",
-    "konsole",
-    "org.kde.konsole",
-    "xfce4-terminal",
-    "lxterminal",
-    "mate-terminal",
-    "qterminal",
-    "terminator",
-    "tilix",
-    "com.gexperts.tilix",
-    "sakura",
-    "guake",
-    "tilda",
-    "yakuake",
-    "terminology",
-    "kitty",
-    "alacritty",
-    "wezterm",
-    "org.wezfurlong.wezterm",
-    "foot",
-    "cool-retro-term",
-];
-
-/// Window classes of editors with no dependable paste key (Emacs scrolls on ctrl+v, Vim starts a visual
-/// block or inserts a literal, and what shift+Insert does depends on the mode): they get keys only.
-const NO_PASTE_KEY_CLASSES: &[&str] = &["emacs", "gvim", "vim"];
-
-/// How text is pasted into the focused window.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum PasteKey {
-    /// ctrl+v with the text on CLIPBOARD: GTK, Qt, Chromium, Firefox, LibreOffice…
-    CtrlV,
-    /// shift+Insert with the text on PRIMARY and CLIPBOARD: terminals.
-    ShiftInsert,
-    /// No dependable paste key: type everything as keys.
-    None,
 }
 
 /// One spare keycode handrail may point at a keysym.
@@ -752,14 +698,7 @@ impl X11Input {
                 return PasteKey::CtrlV;
             }
         };
-        let is = |list: &[&str]| class.split('\0').any(|part| list.contains(&part));
-        if is(TERMINAL_CLASSES) {
-            PasteKey::ShiftInsert
-        } else if is(NO_PASTE_KEY_CLASSES) {
-            PasteKey::None
-        } else {
-            PasteKey::CtrlV
-        }
+        paste_key_for(class.split('\0'))
     }
 
     /// `WM_CLASS` (instance NUL class) of `window` or its nearest ancestor that has one (bounded walk:

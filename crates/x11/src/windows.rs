@@ -29,7 +29,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 pub use handrail_launch::LaunchEnv;
-use handrail_launch::{Launcher, Plan};
+use handrail_launch::{LaunchWatch, Launcher, Plan, SeenWindow};
 use handrail_platform::{Launched, PlatformError, StackedWindow, WindowInfo, Windows};
 use log::{debug, info, warn};
 use x11rb::errors::ReplyError;
@@ -50,12 +50,6 @@ const POLL: Duration = Duration::from_millis(10);
 /// How often an activation request is repeated while the window manager has not complied (a window
 /// that was just mapped may not be managed yet).
 const ACTIVATE_RESEND: Duration = Duration::from_millis(250);
-/// After a launched process exits successfully, how long to wait for a window from the running copy it
-/// handed over to before settling for an existing window of the same app.
-const HANDOFF_GRACE: Duration = Duration::from_millis(1500);
-/// After a launched process exits successfully with no window anywhere, how long to keep waiting (a
-/// launcher script may have started the real program in the background).
-const EXITED_GRACE: Duration = Duration::from_secs(5);
 /// Upper bound for window list reads (in 32-bit units).
 const MAX_CLIENTS: u32 = 4096;
 /// The event connection, opened on first use; if it cannot be opened, waits poll instead.
@@ -314,28 +308,6 @@ impl X11Windows {
         handrail_launch::class_matches(&facts.instance, &facts.class, classes)
     }
 
-    /// The launched app's window among `new` ones: its own pid, then the expected class, then a
-    /// descendant's pid; when the child already exited (handed over to another process), any new window.
-    fn pick_new_window(&self, new: &[ClientFacts], pid: u32, classes: &[String], child_exited: bool) -> Option<Window> {
-        if let Some(f) = new.iter().find(|f| f.pid == Some(pid)) {
-            return Some(f.window);
-        }
-        if let Some(f) = new.iter().find(|f| Self::class_matches(f, classes)) {
-            return Some(f.window);
-        }
-        if new.iter().any(|f| f.pid.is_some()) {
-            let tree = handrail_launch::process_tree(pid);
-            if let Some(f) = new.iter().find(|f| f.pid.is_some_and(|p| tree.contains(&p))) {
-                return Some(f.window);
-            }
-        }
-        if child_exited {
-            new.first().map(|f| f.window)
-        } else {
-            None
-        }
-    }
-
     /// The topmost existing window of the app, for single-instance apps that raised nothing new.
     fn existing_window(&self, classes: &[String]) -> Result<Option<Window>, PlatformError> {
         let stacking = self.read_window_list(self.conn.atoms._NET_CLIENT_LIST_STACKING).map_err(failed)?;
@@ -359,42 +331,21 @@ impl X11Windows {
             self.all_clients_facts()?.into_iter().map(|f| (f.window, f)).collect();
         let t0 = Instant::now();
         let mut child = self.launcher.spawn(&plan)?;
-        let pid = child.id();
+        let mut watch = LaunchWatch::new(&plan, &child);
+        let pid = watch.pid();
         debug!("started {} {:?} as pid {pid}", plan.program.display(), plan.args);
         let deadline = t0 + plan.timeout;
-        let mut exited = None;
         let found = self.wait_for(deadline, &[self.conn.atoms._NET_CLIENT_LIST], || {
-            if exited.is_none() {
-                if let Ok(Some(status)) = child.try_wait() {
-                    debug!("pid {pid} exited ({status}) after {:?}", t0.elapsed());
-                    exited = Some((status, Instant::now()));
-                }
-            }
+            watch.check_child(&mut child);
             let new: Vec<ClientFacts> =
                 self.all_clients_facts()?.into_iter().filter(|f| before.get(&f.window) != Some(f)).collect();
-            if let Some(w) = self.pick_new_window(&new, pid, &plan.classes, exited.is_some()) {
-                return Ok(Some(w));
-            }
-            let Some((status, at)) = exited else { return Ok(None) };
-            if !status.success() {
-                return Err(PlatformError::Failed(format!(
-                    "{} exited ({status}) before opening a window",
-                    plan.program.display()
-                )));
-            }
-            // A single-instance app handed over to its running copy, which opened nothing new.
-            if at.elapsed() >= HANDOFF_GRACE {
-                if let Some(w) = self.existing_window(&plan.classes)? {
-                    return Ok(Some(w));
-                }
-            }
-            if at.elapsed() >= EXITED_GRACE {
-                return Err(PlatformError::Failed(format!(
-                    "{} exited without opening a window",
-                    plan.program.display()
-                )));
-            }
-            Ok(None)
+            let seen: Vec<SeenWindow<'_>> = new
+                .iter()
+                .map(|f| SeenWindow { id: u64::from(f.window), pid: f.pid, instance: &f.instance, class: &f.class })
+                .collect();
+            let existing = |classes: &[String]| Ok(self.existing_window(classes)?.map(u64::from));
+            // Ids come from X window ids: they fit back.
+            Ok(watch.decide(&seen, existing)?.and_then(|id| Window::try_from(id).ok()))
         });
         self.launcher.keep(child);
         let Some(window) = found? else {

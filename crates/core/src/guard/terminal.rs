@@ -25,56 +25,10 @@ use handrail_platform::{Key, KeyCombo, Rect};
 
 use crate::observation::{Element, FrontWindow};
 
-/// Window classes (X11 `WM_CLASS` class or instance, Wayland app id), lower case, of terminal emulators.
-const TERMINAL_CLASSES: &[&str] = &[
-    "xterm",
-    "uxterm",
-    "urxvt",
-    "rxvt",
-    "rxvt-unicode",
-    "st",
-    "st-256color",
-    "alacritty",
-    "kitty",
-    "foot",
-    "footclient",
-    "wezterm",
-    "org.wezfurlong.wezterm",
-    "xfce4-terminal",
-    "gnome-terminal",
-    "gnome-terminal-server",
-    "org.gnome.terminal",
-    "org.gnome.console",
-    "kgx",
-    "org.gnome.ptyxis",
-    "ptyxis",
-    "konsole",
-    "org.kde.konsole",
-    "yakuake",
-    "tilix",
-    "com.gexperts.tilix",
-    "terminator",
-    "lxterminal",
-    "qterminal",
-    "mate-terminal",
-    "sakura",
-    "terminology",
-    "ghostty",
-    "com.mitchellh.ghostty",
-    "guake",
-    "tilda",
-    "eterm",
-    "aterm",
-    "cool-retro-term",
-    "io.elementary.terminal",
-    "deepin-terminal",
-    "x-terminal-emulator",
-];
-
-/// Whether a window class names a terminal emulator.
+/// Whether a window class names a terminal emulator (the list is the platform's, shared with the
+/// backends' paste rule).
 pub fn is_terminal_class(class: &str) -> bool {
-    let class = class.trim().to_ascii_lowercase();
-    TERMINAL_CLASSES.contains(&class.as_str())
+    handrail_platform::paste::is_terminal_class(class)
 }
 
 /// An element that is itself a terminal, by its accessible role (VTE's `terminal`; a web terminal the

@@ -3,36 +3,53 @@
 //! AT-SPI asks toolkits for screen coordinates, but a Wayland client does not know where its window
 //! is: GTK and Chromium answer relative to their own surface. [`WindowRelative`] wraps any
 //! [`Accessibility`] source (AT-SPI, unchanged) and moves each node by the screen position of the
-//! surface of the window it belongs to, which the compositor's IPC knows (`windows`). A node's
-//! window is found by its window title (and, among windows of one title, its application's process
-//! where known); nodes of a window that cannot be placed are dropped rather than shown at a wrong
-//! place, and the snapshot is then `Partial`.
+//! surface of the window it belongs to, which only the compositor knows ([`SurfaceOrigins`]: sway's
+//! IPC, GNOME Shell through handrail's extension). A node's window is found by its window title;
+//! nodes of a window that cannot be placed are dropped rather than shown at a wrong place, and the
+//! snapshot then says so in a note.
 
 use std::sync::Arc;
 
-use handrail_platform::{Accessibility, AxLimits, AxSnapshot, Point, Rect};
 use log::debug;
 
-use crate::windows::WaylandWindows;
+use crate::{Accessibility, AxLimits, AxSnapshot, PlatformError, Point, Rect};
 
-/// See the [module docs](self).
-pub struct WindowRelative {
-    inner: Box<dyn Accessibility>,
-    windows: Arc<WaylandWindows>,
+/// Where each window's surface (the buffer the app draws, shadows included) lies on screen.
+pub trait SurfaceOrigins: Send + Sync {
+    /// Every placed window's title and surface origin, in screen coordinates.
+    fn surface_origins(&self) -> Result<Vec<(String, Point)>, PlatformError>;
+
+    /// Apps (by accessible application name) that report the compositor's own coordinates rather
+    /// than their surface's — the desktop shell drawing its panels on the stage — with what to add
+    /// to reach the screen's. Their nodes are kept wherever their window.
+    fn global_apps(&self) -> Vec<(String, Point)> {
+        Vec::new()
+    }
 }
 
-impl WindowRelative {
-    pub fn new(inner: Box<dyn Accessibility>, windows: Arc<WaylandWindows>) -> WindowRelative {
+/// See the [module docs](self).
+pub struct WindowRelative<O: SurfaceOrigins> {
+    inner: Box<dyn Accessibility>,
+    windows: Arc<O>,
+}
+
+impl<O: SurfaceOrigins> WindowRelative<O> {
+    pub fn new(inner: Box<dyn Accessibility>, windows: Arc<O>) -> WindowRelative<O> {
         WindowRelative { inner, windows }
     }
 }
 
 /// Moves every node of `snapshot` by the origin of its window's surface: `origins` holds each
-/// window's title and surface origin (screen coordinates). Returns how many nodes had no window.
-pub fn place(snapshot: &mut AxSnapshot, origins: &[(String, Point)]) -> usize {
+/// window's title and surface origin (screen coordinates), `global` the apps whose nodes are in the
+/// compositor's coordinates and the offset to the screen's. Returns how many nodes had no window.
+pub fn place(snapshot: &mut AxSnapshot, origins: &[(String, Point)], global: &[(String, Point)]) -> usize {
     let mut unplaced = vec![false; snapshot.nodes.len()];
     for (i, node) in snapshot.nodes.iter_mut().enumerate() {
-        match origins.iter().find(|(title, _)| *title == node.window) {
+        let origin = match global.iter().find(|(app, _)| *app == node.app) {
+            Some(app) => Some(app),
+            None => origins.iter().find(|(title, _)| *title == node.window),
+        };
+        match origin {
             Some((_, o)) if !node.bounds.is_empty() => {
                 node.bounds =
                     Rect::new(node.bounds.x + o.x, node.bounds.y + o.y, node.bounds.width, node.bounds.height);
@@ -59,26 +76,20 @@ pub fn place(snapshot: &mut AxSnapshot, origins: &[(String, Point)]) -> usize {
     snapshot.retain(&keep)
 }
 
-impl Accessibility for WindowRelative {
+impl<O: SurfaceOrigins> Accessibility for WindowRelative<O> {
     fn snapshot(&self, limits: &AxLimits) -> AxSnapshot {
         let mut snapshot = self.inner.snapshot(limits);
         if snapshot.nodes.is_empty() {
             return snapshot;
         }
-        let origins: Vec<(String, Point)> = match self.windows.placed() {
-            Ok(placed) => placed
-                .into_iter()
-                .filter_map(|p| {
-                    let v = p.view?;
-                    Some((p.toplevel.title, Point::new(v.surface.x, v.surface.y)))
-                })
-                .collect(),
+        let origins = match self.windows.surface_origins() {
+            Ok(origins) => origins,
             Err(e) => {
                 debug!("no window geometry for accessibility: {e}");
                 Vec::new()
             }
         };
-        let dropped = place(&mut snapshot, &origins);
+        let dropped = place(&mut snapshot, &origins, &self.windows.global_apps());
         if dropped > 0 {
             debug!("{dropped} accessibility nodes belong to no placed window");
         }
@@ -89,7 +100,7 @@ impl Accessibility for WindowRelative {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use handrail_platform::{AxHealth, AxNode};
+    use crate::{AxHealth, AxNode};
 
     #[test]
     fn nodes_move_by_their_windows_origin_and_strays_go() {
@@ -103,7 +114,7 @@ mod tests {
             AxHealth::Ok,
             vec![node("stray", 0, None), node("A", 0, None), node("A", 5, Some(1)), node("B", 1, None)],
         );
-        let dropped = place(&mut snap, &[("A".into(), Point::new(100, 50)), ("B".into(), Point::new(700, 0))]);
+        let dropped = place(&mut snap, &[("A".into(), Point::new(100, 50)), ("B".into(), Point::new(700, 0))], &[]);
         assert_eq!(dropped, 1);
         assert_eq!(snap.notes.len(), 1, "{:?}", snap.notes);
         assert!(snap.notes[0].contains("window \"stray\" left out"), "{:?}", snap.notes);
@@ -111,5 +122,28 @@ mod tests {
         assert_eq!(snap.nodes[1].bounds, Rect::new(105, 60, 20, 20));
         assert_eq!(snap.nodes[1].parent, Some(0));
         assert_eq!(snap.nodes[2].bounds.x, 701);
+    }
+}
+
+#[cfg(test)]
+mod global_tests {
+    use super::*;
+    use crate::{AxHealth, AxNode};
+
+    #[test]
+    fn the_shells_own_nodes_stay_where_the_compositor_put_them() {
+        let node = |app: &str, window: &str| AxNode {
+            app: app.into(),
+            window: window.into(),
+            bounds: Rect::new(10, 4, 60, 24),
+            ..AxNode::default()
+        };
+        let mut snap = AxSnapshot::new(AxHealth::Ok, vec![node("gnome-shell", ""), node("gedit", "Doc")]);
+        let shell = [("gnome-shell".to_owned(), Point::new(0, 0))];
+        let dropped = place(&mut snap, &[("Doc".into(), Point::new(300, 200))], &shell);
+        assert_eq!(dropped, 0);
+        assert!(snap.notes.is_empty(), "{:?}", snap.notes);
+        assert_eq!(snap.nodes[0].bounds, Rect::new(10, 4, 60, 24));
+        assert_eq!(snap.nodes[1].bounds, Rect::new(310, 204, 60, 24));
     }
 }
