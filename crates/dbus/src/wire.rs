@@ -122,6 +122,8 @@ pub enum Arg {
     Bool(bool),
     U32(u32),
     I32(i32),
+    /// A window id, a handle (`t`).
+    U64(u64),
     F64(f64),
     StrArray(Vec<String>),
     /// A dictionary of named values (`a{sv}`), as options and properties travel: each value goes in a
@@ -137,6 +139,7 @@ impl Arg {
             Arg::Bool(_) => "b",
             Arg::U32(_) => "u",
             Arg::I32(_) => "i",
+            Arg::U64(_) => "t",
             Arg::F64(_) => "d",
             Arg::StrArray(_) => "as",
             Arg::Dict(_) => "a{sv}",
@@ -149,7 +152,7 @@ impl Arg {
         match self {
             Arg::StrArray(_) => 1,
             Arg::Dict(entries) => entries.iter().map(|(_, value)| 3 + value.nesting()).max().unwrap_or(1),
-            Arg::Str(_) | Arg::Path(_) | Arg::Bool(_) | Arg::U32(_) | Arg::I32(_) | Arg::F64(_) => 0,
+            Arg::Str(_) | Arg::Path(_) | Arg::Bool(_) | Arg::U32(_) | Arg::I32(_) | Arg::U64(_) | Arg::F64(_) => 0,
         }
     }
 }
@@ -433,6 +436,10 @@ impl Writer {
                 self.align(4);
                 self.buf.extend_from_slice(&v.to_le_bytes());
             }
+            Arg::U64(v) => {
+                self.align(8);
+                self.buf.extend_from_slice(&v.to_le_bytes());
+            }
             Arg::F64(v) => {
                 self.align(8);
                 self.buf.extend_from_slice(&v.to_le_bytes());
@@ -648,6 +655,7 @@ mod tests {
             Arg::Bool(v) => Value::Bool(*v),
             Arg::U32(v) => Value::U32(*v),
             Arg::I32(v) => Value::I32(*v),
+            Arg::U64(v) => Value::U64(*v),
             Arg::F64(v) => Value::F64(*v),
             Arg::StrArray(v) => Value::Array(v.iter().cloned().map(Value::Str).collect()),
             Arg::Dict(entries) => Value::Array(
@@ -670,6 +678,7 @@ mod tests {
             any::<bool>().prop_map(Arg::Bool),
             any::<u32>().prop_map(Arg::U32),
             any::<i32>().prop_map(Arg::I32),
+            any::<u64>().prop_map(Arg::U64),
             // Finite, so that decoded values compare equal.
             (-1e12f64..1e12).prop_map(Arg::F64),
             prop::collection::vec(".{0,6}", 0..4).prop_map(Arg::StrArray),
