@@ -49,7 +49,7 @@ pub struct SandboxOptions {
     /// Bound for each start-up step (the X server, the bus, the accessibility bus, the WM).
     pub step_timeout: Duration,
     /// Which desktop runs: X11 (Xvfb, openbox, xsetroot), or a Wayland one — a headless sway (see
-    /// the `wayland` module) or GNOME's mutter (see the `gnome` module). `display`, `depth` and
+    /// the `wayland` module) or GNOME Shell (see the `gnome` module). `display`, `depth` and
     /// `window_manager` apply to X11 only.
     pub session: Session,
     /// The unprivileged user sway runs as when the owner is root (default: `handrail-desktop`, else
@@ -74,8 +74,8 @@ pub enum Session {
     X11,
     /// Wayland: a headless sway (wlroots).
     Sway,
-    /// Wayland: GNOME's compositor, a headless mutter, with PipeWire and WirePlumber for its screen
-    /// casts.
+    /// Wayland: GNOME, a headless GNOME Shell with handrail's extension, PipeWire and WirePlumber
+    /// for its screen casts, and a logind stand-in on a private system bus.
     Gnome,
 }
 
@@ -118,11 +118,15 @@ pub struct StartTimings {
     pub window_manager: Option<Duration>,
     /// xsetroot.
     pub background: Duration,
-    /// The compositor until it served clients: sway's IPC answered with an active output, or mutter
-    /// owned its remote-desktop name (None for X11 sandboxes).
+    /// The compositor until it served clients: sway's IPC answered with an active output, or GNOME
+    /// Shell served remote desktops and handrail's extension with its overview closed (None for X11
+    /// sandboxes).
     pub compositor: Option<Duration>,
     /// PipeWire and WirePlumber until PipeWire's socket existed (GNOME sandboxes only).
     pub media: Option<Duration>,
+    /// The private system bus and the logind stand-in until it owned its name (GNOME sandboxes
+    /// only).
+    pub system_bus: Option<Duration>,
     /// Everything, from the call to `start` to its return.
     pub total: Duration,
 }
@@ -193,7 +197,7 @@ struct Tracked {
 struct Programs {
     xvfb: Option<PathBuf>,
     sway: Option<PathBuf>,
-    /// mutter, pipewire and wireplumber (GNOME sandboxes).
+    /// gnome-shell, pipewire, wireplumber and dbusmock's Python (GNOME sandboxes).
     gnome: Option<gnome::Programs>,
     dbus_daemon: PathBuf,
     dbus_send: Option<PathBuf>,
@@ -246,9 +250,16 @@ impl Programs {
                 sway: if gnome { None } else { Some(require("sway", "sway")?) },
                 gnome: if gnome {
                     Some(gnome::Programs {
-                        mutter: require("mutter", "mutter")?,
+                        gnome_shell: require("gnome-shell", "gnome-shell")?,
                         pipewire: require("pipewire", "pipewire")?,
                         wireplumber: require("wireplumber", "wireplumber")?,
+                        python: gnome::find_dbusmock_python(procs::which("python3")).ok_or_else(|| {
+                            SandboxError::MissingProgram {
+                                program: "python3 -m dbusmock".to_owned(),
+                                package: "python3-dbusmock",
+                                searched: "/usr/bin/python3 and python3 on PATH".to_owned(),
+                            }
+                        })?,
                         dbus_send: require("dbus-send", "dbus")?,
                     })
                 } else {
@@ -362,6 +373,8 @@ pub struct Sandbox {
     wayland_socket: Option<PathBuf>,
     sway_ipc: Option<PathBuf>,
     bus_address: Option<String>,
+    /// The private system bus (GNOME sandboxes).
+    system_bus_address: Option<String>,
     a11y_address: Option<String>,
     infra: Vec<Tracked>,
     apps: Mutex<Vec<u32>>,
@@ -414,6 +427,7 @@ impl Sandbox {
             wayland_socket: None,
             sway_ipc: None,
             bus_address: None,
+            system_bus_address: None,
             a11y_address: None,
             infra: Vec::new(),
             apps: Mutex::new(Vec::new()),
@@ -445,6 +459,9 @@ impl Sandbox {
         sb.timings.session_bus = t.elapsed();
         if let Some(g) = &progs.gnome {
             let t = Instant::now();
+            sb.start_system_bus(&progs.dbus_daemon, g)?;
+            sb.timings.system_bus = Some(t.elapsed());
+            let t = Instant::now();
             sb.start_media(g)?;
             sb.timings.media = Some(t.elapsed());
         }
@@ -471,7 +488,7 @@ impl Sandbox {
         }
         if let Some(g) = &progs.gnome {
             let t = Instant::now();
-            sb.start_mutter(&g.mutter, &g.dbus_send)?;
+            sb.start_shell(g)?;
             sb.timings.compositor = Some(t.elapsed());
         }
         sb.timings.total = t0.elapsed();
@@ -639,46 +656,57 @@ impl Sandbox {
     }
 
     fn start_session_bus(&mut self, dbus_daemon: &Path) -> Result<(), SandboxError> {
-        const STEP: &str = "session bus (dbus-daemon)";
-        let log = self.logs.join("dbus-session.log");
+        let socket = format!("--address=unix:path={}", self.runtime_dir.join("bus").display());
+        let address = self.start_bus(
+            dbus_daemon,
+            "dbus-daemon",
+            "session bus (dbus-daemon)",
+            &["--session".to_owned(), socket],
+            "dbus-session.log",
+        )?;
+        self.bus_address = Some(address);
+        Ok(())
+    }
+
+    /// Starts a bus daemon (`name`, in `step`) with `args` and returns the address it printed.
+    fn start_bus(
+        &mut self,
+        dbus_daemon: &Path,
+        name: &'static str,
+        step: &'static str,
+        args: &[String],
+        log: &str,
+    ) -> Result<String, SandboxError> {
+        let log = self.logs.join(log);
         let mut cmd = self.infra_command(dbus_daemon, &log)?;
         // --nofork keeps the PID ours; the address is read from stdout.
-        cmd.args(["--session", "--nofork", "--print-address"])
-            .arg(format!("--address=unix:path={}", self.runtime_dir.join("bus").display()))
-            .stdout(Stdio::piped());
+        cmd.args(args).args(["--nofork", "--print-address"]).stdout(Stdio::piped());
         let mut child = cmd.spawn().map_err(|source| SandboxError::Spawn {
-            step: STEP,
+            step,
             program: dbus_daemon.display().to_string(),
             source,
         })?;
         let stdout = child.stdout.take();
-        debug!("sandbox {}: dbus-daemon pid {}", self.id, child.id());
-        self.infra.push(Tracked { name: "dbus-daemon", child });
+        debug!("sandbox {}: {name} pid {}", self.id, child.id());
+        self.infra.push(Tracked { name, child });
         let Some(stdout) = stdout else {
-            return Err(SandboxError::StepFailed {
-                step: STEP,
-                detail: "no stdout pipe".into(),
-                stderr: String::new(),
-            });
+            return Err(SandboxError::StepFailed { step, detail: "no stdout pipe".into(), stderr: String::new() });
         };
         let deadline = self.deadline();
         let mut reader = LineReader::new(stdout);
         match reader.read_line(deadline).map_err(|e| SandboxError::io("reading dbus-daemon's address", e))? {
-            Line::Text(addr) if addr.starts_with("unix:") => {
-                self.bus_address = Some(addr);
-                Ok(())
-            }
+            Line::Text(addr) if addr.starts_with("unix:") => Ok(addr),
             Line::Text(other) => Err(SandboxError::StepFailed {
-                step: STEP,
+                step,
                 detail: format!("unexpected address {other:?}"),
                 stderr: tail_file(&log),
             }),
             Line::Timeout => {
-                Err(SandboxError::Timeout { step: STEP, timeout: self.opts.step_timeout, stderr: tail_file(&log) })
+                Err(SandboxError::Timeout { step, timeout: self.opts.step_timeout, stderr: tail_file(&log) })
             }
             Line::Eof => {
                 let status = self.reap_last(deadline);
-                Err(SandboxError::ExitedEarly { step: STEP, status, stderr: tail_file(&log) })
+                Err(SandboxError::ExitedEarly { step, status, stderr: tail_file(&log) })
             }
         }
     }
@@ -721,7 +749,7 @@ impl Sandbox {
             if let Some(status) = self.exited(NAME) {
                 return Err(SandboxError::ExitedEarly { step: STEP, status, stderr: tail_file(&log) });
             }
-            if self.bus_has_owner(dbus_send, "org.a11y.Bus", STEP, deadline)? {
+            if self.bus_has_owner(dbus_send, "--session", "org.a11y.Bus", STEP, deadline)? {
                 break;
             }
             self.poll_again(STEP, deadline, &log)?;
@@ -903,24 +931,67 @@ impl Sandbox {
         self.spawn_tracked("wireplumber", "session manager (wireplumber)", manager)
     }
 
-    /// Starts a headless mutter and waits until it serves its remote-desktop interface and its
-    /// Wayland socket.
-    fn start_mutter(&mut self, mutter: &Path, dbus_send: &Path) -> Result<(), SandboxError> {
-        const STEP: &str = "compositor (mutter)";
-        let log = self.logs.join("mutter.log");
-        let mut cmd = self.infra_command(mutter, &log)?;
-        cmd.args(gnome::mutter_args(self.opts.size));
+    /// Starts the private system bus and the logind stand-in on it.
+    fn start_system_bus(&mut self, dbus_daemon: &Path, programs: &gnome::Programs) -> Result<(), SandboxError> {
+        const STEP: &str = "logind stand-in (python3 -m dbusmock)";
+        let config = self.root.join("system-bus.conf");
+        let socket = self.runtime_dir.join(gnome::SYSTEM_BUS_SOCKET);
+        fs::write(&config, gnome::system_bus_config(&socket))
+            .map_err(|e| SandboxError::io(format!("writing {}", config.display()), e))?;
+        let args = [format!("--config-file={}", config.display())];
+        let address =
+            self.start_bus(dbus_daemon, "dbus-daemon (system)", "system bus (dbus-daemon)", &args, "dbus-system.log")?;
+        self.system_bus_address = Some(address);
+        let log = self.logs.join("logind.log");
+        let mut cmd = self.infra_command(&programs.python, &log)?;
+        cmd.args(["-m", "dbusmock", "--system", "--template", "logind"]);
+        self.spawn_tracked("logind", STEP, cmd)?;
+        let deadline = self.deadline();
+        loop {
+            if let Some(status) = self.exited("logind") {
+                return Err(SandboxError::ExitedEarly { step: STEP, status, stderr: tail_file(&log) });
+            }
+            if self.bus_has_owner(&programs.dbus_send, "--system", gnome::LOGIND_NAME, STEP, deadline)? {
+                return Ok(());
+            }
+            self.poll_again(STEP, deadline, &log)?;
+        }
+    }
+
+    /// Starts a headless GNOME Shell with handrail's extension and waits until it serves remote
+    /// desktops, its Wayland socket and the extension, with the login overview closed.
+    fn start_shell(&mut self, programs: &gnome::Programs) -> Result<(), SandboxError> {
+        const STEP: &str = "compositor (gnome-shell)";
+        handrail_gnome_extension::install(&self.data_home)
+            .map_err(|e| SandboxError::io("installing handrail's GNOME Shell extension", e.source))?;
+        let keyfile = gnome::settings_keyfile_path(&self.config_home);
+        if let Some(dir) = keyfile.parent() {
+            fs::create_dir_all(dir).map_err(|e| SandboxError::io(format!("creating {}", dir.display()), e))?;
+        }
+        fs::write(&keyfile, gnome::settings_keyfile())
+            .map_err(|e| SandboxError::io(format!("writing {}", keyfile.display()), e))?;
+        let log = self.logs.join("gnome-shell.log");
+        let mut cmd = self.infra_command(&programs.gnome_shell, &log)?;
+        cmd.args(gnome::shell_args(self.opts.size));
         for var in ["DISPLAY", "WAYLAND_DISPLAY", "SWAYSOCK"] {
             cmd.env_remove(var);
         }
-        self.spawn_tracked("mutter", STEP, cmd)?;
+        self.spawn_tracked("gnome-shell", STEP, cmd)?;
         let socket = self.runtime_dir.join(gnome::WAYLAND_NAME);
-        let deadline = self.deadline();
+        // A headless shell on a busy machine takes seconds to start (a software renderer compiles
+        // its shaders): twice the usual step.
+        let deadline = self.deadline() + self.opts.step_timeout;
+        let has = |sb: &Self, name: &str| sb.bus_has_owner(&programs.dbus_send, "--session", name, STEP, deadline);
         loop {
-            if let Some(status) = self.exited("mutter") {
+            if let Some(status) = self.exited("gnome-shell") {
                 return Err(SandboxError::ExitedEarly { step: STEP, status, stderr: tail_file(&log) });
             }
-            if socket.exists() && self.bus_has_owner(dbus_send, gnome::REMOTE_DESKTOP_NAME, STEP, deadline)? {
+            if socket.exists()
+                && has(self, gnome::REMOTE_DESKTOP_NAME)?
+                && has(self, handrail_gnome_extension::BUS_NAME)?
+                && self.shell_started(&programs.dbus_send, deadline)?
+                && self.overview_closed(&programs.dbus_send, deadline)?
+            {
                 self.wayland_socket = Some(socket);
                 return Ok(());
             }
@@ -928,17 +999,64 @@ impl Sandbox {
         }
     }
 
-    /// Whether `name` has an owner on the session bus (asked with dbus-send, which activates nothing).
+    /// Whether GNOME Shell's start-up is complete, as handrail's extension says.
+    fn shell_started(&self, dbus_send: &Path, deadline: Instant) -> Result<bool, SandboxError> {
+        const STEP: &str = "compositor (gnome-shell): its start-up";
+        let mut q = self.helper(dbus_send);
+        q.args(["--session", "--print-reply"])
+            .arg(format!("--dest={}", handrail_gnome_extension::BUS_NAME))
+            .arg(handrail_gnome_extension::OBJECT_PATH)
+            .arg("org.freedesktop.DBus.Properties.Get")
+            .arg(format!("string:{}", handrail_gnome_extension::INTERFACE))
+            .arg("string:StartupComplete");
+        let out = run_helper(&mut q, deadline).map_err(|source| SandboxError::Spawn {
+            step: STEP,
+            program: dbus_send.display().to_string(),
+            source,
+        })?;
+        Ok(matches!(&out, Some(o) if o.stdout.contains("boolean true")))
+    }
+
+    /// Whether GNOME Shell's overview is closed; when it is open (as at every login), asks for it to
+    /// close and answers no, so the next poll sees whether it did.
+    fn overview_closed(&self, dbus_send: &Path, deadline: Instant) -> Result<bool, SandboxError> {
+        const STEP: &str = "compositor (gnome-shell): closing the overview";
+        let spawn_error = |source| SandboxError::Spawn { step: STEP, program: dbus_send.display().to_string(), source };
+        let mut q = self.helper(dbus_send);
+        q.args(["--session", "--print-reply", "--dest=org.gnome.Shell", "/org/gnome/Shell"]).args([
+            "org.freedesktop.DBus.Properties.Get",
+            "string:org.gnome.Shell",
+            "string:OverviewActive",
+        ]);
+        let out = run_helper(&mut q, deadline).map_err(spawn_error)?;
+        match out {
+            Some(o) if o.stdout.contains("boolean false") => Ok(true),
+            Some(o) if o.stdout.contains("boolean true") => {
+                let mut close = self.helper(dbus_send);
+                close
+                    .args(["--session", "--print-reply", "--dest=org.gnome.Shell", "/org/gnome/Shell"])
+                    .args(["org.freedesktop.DBus.Properties.Set", "string:org.gnome.Shell", "string:OverviewActive"])
+                    .arg("variant:boolean:false");
+                run_helper(&mut close, deadline).map_err(spawn_error)?;
+                Ok(false)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// Whether `name` has an owner on `bus` (`--session` or `--system`; asked with dbus-send, which
+    /// activates nothing).
     fn bus_has_owner(
         &self,
         dbus_send: &Path,
+        bus: &str,
         name: &str,
         step: &'static str,
         deadline: Instant,
     ) -> Result<bool, SandboxError> {
         let mut q = self.helper(dbus_send);
         q.args([
-            "--session",
+            bus,
             "--print-reply",
             "--dest=org.freedesktop.DBus",
             "/org/freedesktop/DBus",
@@ -983,7 +1101,7 @@ impl Sandbox {
         self.opts.session
     }
 
-    /// PipeWire's socket, where mutter's screen casts are read (GNOME sandboxes only).
+    /// PipeWire's socket, where GNOME's screen casts are read (GNOME sandboxes only).
     pub fn pipewire_socket(&self) -> Option<PathBuf> {
         (self.opts.session == Session::Gnome).then(|| self.runtime_dir.join(gnome::PIPEWIRE_SOCKET))
     }
@@ -1144,6 +1262,14 @@ impl Sandbox {
         }
         if let Some(addr) = &self.bus_address {
             env.push(("DBUS_SESSION_BUS_ADDRESS".to_owned(), addr.clone()));
+        }
+        if let Some(addr) = &self.system_bus_address {
+            env.push(("DBUS_SYSTEM_BUS_ADDRESS".to_owned(), addr.clone()));
+        }
+        if self.opts.session == Session::Gnome {
+            env.push(("XDG_CURRENT_DESKTOP".to_owned(), "GNOME".to_owned()));
+            // Settings from the sandbox's key file, never the person's dconf database.
+            env.push(("GSETTINGS_BACKEND".to_owned(), "keyfile".to_owned()));
         }
         if self.opts.accessibility {
             env.push(("NO_AT_BRIDGE".to_owned(), "0".to_owned()));

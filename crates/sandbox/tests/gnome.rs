@@ -1,5 +1,6 @@
-//! Real-process tests of the GNOME sandbox: a private headless mutter with PipeWire and
-//! WirePlumber, what apps see, and the same teardown guarantees as the other desktops.
+//! Real-process tests of the GNOME sandbox: a private headless GNOME Shell with PipeWire,
+//! WirePlumber and a logind stand-in, what apps see, and the same teardown guarantees as the other
+//! desktops.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -30,13 +31,13 @@ fn probe() -> PathBuf {
 }
 
 #[test]
-fn a_gnome_desktop_runs_gtk_apps_on_mutter_and_is_fully_removed() {
+fn a_gnome_desktop_runs_gtk_apps_on_gnome_shell_and_is_fully_removed() {
     let opts = SandboxOptions { session: Session::Gnome, parent_death_signal: false, ..SandboxOptions::default() };
     let sb = Sandbox::start(opts).expect("start a GNOME sandbox (run scripts/setup-desktop)");
     eprintln!("start timings: {:?}", sb.timings());
     assert!(sb.is_wayland() && sb.session() == Session::Gnome);
     assert!(sb.sway_ipc().is_none());
-    let socket = sb.wayland_socket().expect("mutter's Wayland socket").to_owned();
+    let socket = sb.wayland_socket().expect("GNOME Shell's Wayland socket").to_owned();
     assert!(socket.starts_with(sb.root()) && socket.exists(), "{}", socket.display());
     let pipewire = sb.pipewire_socket().expect("PipeWire's socket");
     assert!(pipewire.exists(), "{}", pipewire.display());
@@ -45,15 +46,21 @@ fn a_gnome_desktop_runs_gtk_apps_on_mutter_and_is_fully_removed() {
     assert_eq!(get("WAYLAND_DISPLAY").as_deref(), socket.to_str());
     assert_eq!(get("GDK_BACKEND").as_deref(), Some("wayland"));
     assert_eq!((get("DISPLAY"), get("SWAYSOCK")), (None, None));
-    let mutter = named(&sb, "mutter").expect("mutter carries the marker");
+    assert_eq!(get("XDG_CURRENT_DESKTOP").as_deref(), Some("GNOME"));
+    assert_eq!(get("GSETTINGS_BACKEND").as_deref(), Some("keyfile"), "never the person's dconf database");
+    let system_bus = get("DBUS_SYSTEM_BUS_ADDRESS").expect("a private system bus");
+    assert!(system_bus.contains(sb.root().to_str().expect("utf-8 root")), "{system_bus}");
+    let shell = named(&sb, "gnome-shell").expect("gnome-shell carries the marker");
     let media: Vec<u32> = ["pipewire", "wireplumber"].iter().filter_map(|c| named(&sb, c)).collect();
     assert_eq!(media.len(), 2, "pipewire and wireplumber run: {:?}", sb.processes());
+    let extension = handrail_gnome_extension::install_dir(&sb.home().join(".local/share"));
+    assert!(handrail_gnome_extension::is_installed(&sb.home().join(".local/share")), "{}", extension.display());
 
     // A GTK app maps a window on it (the probe says ready once its window is mapped).
     let mut app = sb
         .command("/usr/bin/python3")
         .arg(probe())
-        .args(["--title", "on mutter"])
+        .args(["--title", "on GNOME Shell"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -69,11 +76,11 @@ fn a_gnome_desktop_runs_gtk_apps_on_mutter_and_is_fully_removed() {
             }
         }
     });
-    assert!(rx.recv_timeout(Duration::from_secs(30)).is_ok(), "the GTK app never mapped its window on mutter");
+    assert!(rx.recv_timeout(Duration::from_secs(30)).is_ok(), "the GTK app never mapped its window on GNOME Shell");
 
     let (id, root) = (sb.id().to_owned(), sb.root().to_owned());
     let mut pids = sb.processes();
-    pids.push(mutter);
+    pids.push(shell);
     let report = sb.stop().expect("stop");
     let _ = app.wait();
     eprintln!("stopped in {:?}", report.duration);
