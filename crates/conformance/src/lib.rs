@@ -29,6 +29,12 @@ pub trait Harness {
     fn has_accessibility(&self) -> bool {
         true
     }
+    /// Whether a key that carries a character beyond ASCII (`ก`) can be pressed as a key. GNOME
+    /// presses only keys of its layout, which handrail cannot read: there such a key is refused
+    /// with a reason (typing the character is the way), never dropped silently.
+    fn presses_any_character_key(&self) -> bool {
+        true
+    }
 }
 
 /// The probe app: where its widgets are and what it received.

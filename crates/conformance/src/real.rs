@@ -1,10 +1,12 @@
-//! The real backends (X11 and Wayland) as conformance backends: a private sandbox each, the
-//! accessibility bus on, and `testdata/apps/conformance_gtk.py` as the probe, read through its stdout.
+//! The real backends (X11, wlroots Wayland and GNOME) as conformance backends: a private sandbox
+//! each, the accessibility bus on, and `testdata/apps/conformance_gtk.py` as the probe, read through
+//! its stdout.
 
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use handrail_gnome::{GnomeDesktop, GnomeOptions, ShellWindows};
 use handrail_platform::absent::NoOcr;
 use handrail_platform::{Desktop, Rect};
 use handrail_sandbox::{Sandbox, SandboxOptions, Session, REMOVED_ENV};
@@ -23,6 +25,8 @@ const START: Duration = Duration::from_secs(20);
 pub enum Protocol {
     X11,
     Wayland,
+    /// Wayland on GNOME Shell (mutter's remote desktop, handrail's extension).
+    Gnome,
 }
 
 pub struct RealHarness {
@@ -42,10 +46,19 @@ pub fn wayland() -> RealHarness {
     start(Protocol::Wayland)
 }
 
+/// A private GNOME desktop (headless GNOME Shell with handrail's extension, the accessibility bus).
+pub fn gnome() -> RealHarness {
+    start(Protocol::Gnome)
+}
+
 fn start(protocol: Protocol) -> RealHarness {
     let opts = SandboxOptions {
         size: SCREEN,
-        session: if protocol == Protocol::Wayland { Session::Sway } else { Session::X11 },
+        session: match protocol {
+            Protocol::X11 => Session::X11,
+            Protocol::Wayland => Session::Sway,
+            Protocol::Gnome => Session::Gnome,
+        },
         // Tests run on short-lived threads; the reaper tears the desktop down if the binary dies.
         parent_death_signal: false,
         ..SandboxOptions::default()
@@ -64,9 +77,16 @@ fn start(protocol: Protocol) -> RealHarness {
             WaylandDesktop::connect(WaylandOptions::new(socket, ipc, launch), ax, Box::new(NoOcr))
                 .expect("Wayland desktop")
         }
+        Protocol::Gnome => {
+            let options = GnomeOptions::new(sandbox.bus_address(), sandbox.pipewire_socket(), launch);
+            GnomeDesktop::connect(options, ax, Box::new(NoOcr)).expect("GNOME desktop")
+        }
     };
-    if protocol == Protocol::Wayland {
-        background_drawn(&desktop, &SandboxOptions::default().background);
+    match protocol {
+        Protocol::Wayland => background_drawn(&desktop, &SandboxOptions::default().background),
+        // GNOME Shell draws its own background and top bar: start once it has stopped drawing.
+        Protocol::Gnome => crate::wait_until_still(&desktop, "gnome"),
+        Protocol::X11 => {}
     }
     RealHarness { protocol, desktop, sandbox }
 }
@@ -108,6 +128,7 @@ impl Harness for RealHarness {
         match self.protocol {
             Protocol::X11 => "x11",
             Protocol::Wayland => "wayland",
+            Protocol::Gnome => "gnome",
         }
     }
 
@@ -117,6 +138,10 @@ impl Harness for RealHarness {
 
     fn expected_screen(&self) -> (u32, u32) {
         SCREEN
+    }
+
+    fn presses_any_character_key(&self) -> bool {
+        self.protocol != Protocol::Gnome
     }
 
     fn open_probe(&self, title: &str) -> Box<dyn Probe + '_> {
@@ -133,12 +158,22 @@ impl Harness for RealHarness {
                 geometry.push((name.replace('_', " "), Rect::new(n(x), n(y), n(w) as u32, n(h) as u32)));
             }
         }
-        // Ready when its window is the active one (new windows take focus on both desktops).
+        // Ready when its window is the active one. New windows take focus on X11 and sway; GNOME
+        // gives none to a window that opened after the person's last input without an activation
+        // token (it says the app "is ready" instead), so there the probe is raised as soon as it is
+        // listed, as a person would click it.
         let deadline = Instant::now() + START;
         loop {
             let front = self.desktop.windows.frontmost().ok().flatten().map(|w| w.title);
             if front.as_deref() == Some(title) {
                 break;
+            }
+            if self.protocol == Protocol::Gnome {
+                let stack = self.desktop.windows.stack().unwrap_or_default();
+                if let Some(w) = stack.into_iter().find(|w| w.info.title == title) {
+                    self.desktop.windows.activate(w.handle).expect("activate the probe");
+                    continue;
+                }
             }
             if Instant::now() >= deadline {
                 let stack = self.desktop.windows.stack();
@@ -150,7 +185,7 @@ impl Harness for RealHarness {
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        if self.protocol == Protocol::Wayland {
+        if self.protocol != Protocol::X11 {
             // sway answers its IPC with the layout it is moving to, but shows a new window — and
             // sends it input — only once the app has drawn at its new size or 200 ms have passed.
             // Input sent before that goes where the window is not yet (a drag that never started
@@ -176,6 +211,22 @@ impl Harness for RealHarness {
                         break place.unwrap_or_default();
                     }
                     assert!(Instant::now() < deadline, "sway never listed {title:?} at one place (last: {place:?})");
+                    last = place;
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+            }
+            Protocol::Gnome => {
+                // The extension's buffer rectangle: where the app's surface starts on screen.
+                let shell = ShellWindows::connect(self.sandbox.bus_address()).expect("handrail's extension");
+                let deadline = Instant::now() + START;
+                let mut last = None;
+                loop {
+                    let window = shell.list().ok().and_then(|ws| ws.into_iter().find(|w| w.title == title));
+                    let place = window.map(|w| (w.buffer.x, w.buffer.y));
+                    if place.is_some() && place == last {
+                        break place.unwrap_or_default();
+                    }
+                    assert!(Instant::now() < deadline, "GNOME never listed {title:?} at one place (last: {place:?})");
                     last = place;
                     std::thread::sleep(Duration::from_millis(100));
                 }

@@ -12,6 +12,15 @@ pub enum GnomeError {
     Unexpected(String),
     #[error("no monitor to record: mutter lists none")]
     NoMonitor,
+    /// GNOME Shell runs without handrail's extension (not installed, not enabled, or installed
+    /// since the session started: GNOME Shell on Wayland loads new extensions at the next login).
+    #[error(
+        "handrail's GNOME Shell extension does not answer: install it with `handrail gnome-extension`, \
+         log out and in again (GNOME on Wayland loads new extensions only at login), and enable it \
+         (`gnome-extensions enable {uuid}`); without it GNOME tells no program where windows are",
+        uuid = handrail_gnome_extension::UUID
+    )]
+    NoExtension,
     #[error(transparent)]
     Pipewire(#[from] handrail_pipewire::PipewireError),
 }

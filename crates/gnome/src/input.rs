@@ -2,9 +2,15 @@
 //! buttons by evdev code, wheel steps, and keys and text as keysyms.
 //!
 //! mutter turns a keysym into a key of the current keymap itself, pressing Shift or AltGr for the
-//! level that carries it, so text in the layout's scripts is typed exactly. A character the keymap
-//! has no key for is dropped by mutter 43 with only a log line; the engine's read-back of typed text
-//! is what notices (typing beyond the keymap needs the clipboard route, not built yet).
+//! level that carries it, so text the keymap can type is typed exactly; a character it has no key
+//! for is dropped by mutter 43 with only a log line. So `type_text` splits text at newlines and tabs
+//! (typed as Return and Tab: a pasted newline would run a terminal's line) and types each line that
+//! is all printable ASCII (on every Latin layout) as keys, but **pastes** a line with anything else
+//! whole through the session's clipboard (`clipboard`) with the focused window's paste key (ctrl+v;
+//! shift+Insert in terminals; editors without a dependable one get keys): one paste per line, not
+//! one per word of another script, as each paste costs the app a clipboard read.
+//! [`TextRoute::Alternate`] sends each line the other way, for the engine's second attempt after a
+//! wrong arrival.
 //!
 //! Calls of one action go out in one write and are all answered before the action returns, in
 //! order: mutter handles a connection's calls in the order sent.
@@ -23,12 +29,14 @@ use handrail_dbus::wire::{Arg, Call};
 use handrail_platform::click_spacing::ClickSpacing;
 use handrail_platform::drag::DragPath;
 use handrail_platform::keysym::{self, Keysym};
+use handrail_platform::paste::PasteKey;
 use handrail_platform::{
-    check_typed_length, Input, KeyCombo, Modifiers, MouseButton, PlatformError, Point, ScrollDirection,
+    check_typed_length, Input, KeyCombo, Modifiers, MouseButton, PlatformError, Point, ScrollDirection, TextRoute,
 };
 use handrail_procfs::{wait_until_idle, Idle, IdleRule};
 use std::sync::{Arc, Mutex};
 
+use crate::clipboard::ClipboardServer;
 use crate::error::GnomeError;
 use crate::mutter::{MutterSession, CALL_TIMEOUT, REMOTE_DESKTOP_SESSION};
 
@@ -76,16 +84,87 @@ impl Notify {
     }
 }
 
+/// The paste key of the focused window, asked before each paste.
+pub type PasteKeyOf = Box<dyn Fn() -> PasteKey + Send + Sync>;
+
 /// Pointer and keyboard of a mutter desktop. See the [module docs](self).
-#[derive(Debug)]
 pub struct MutterInput {
     session: Arc<MutterSession>,
     spacing: Mutex<ClickSpacing>,
+    paste_key: PasteKeyOf,
+    /// Started at the first paste.
+    clipboard: Mutex<Option<ClipboardServer>>,
+}
+
+impl std::fmt::Debug for MutterInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MutterInput").field("session", &self.session).finish_non_exhaustive()
+    }
 }
 
 impl MutterInput {
+    /// Input through `session`; text is pasted with ctrl+v until [`MutterInput::pasting_with`] says
+    /// how to tell the focused window's paste key.
     pub fn new(session: Arc<MutterSession>) -> MutterInput {
-        MutterInput { session, spacing: Mutex::new(ClickSpacing::default()) }
+        MutterInput {
+            session,
+            spacing: Mutex::new(ClickSpacing::default()),
+            paste_key: Box::new(|| PasteKey::CtrlV),
+            clipboard: Mutex::new(None),
+        }
+    }
+
+    /// Asks `paste_key` which key pastes into the focused window (from its class).
+    pub fn pasting_with(mut self, paste_key: PasteKeyOf) -> MutterInput {
+        self.paste_key = paste_key;
+        self
+    }
+
+    /// Offers `run` on the clipboard, sends `key` and waits until the app has read it.
+    fn paste(&self, run: &str, key: PasteKey) -> Result<(), PlatformError> {
+        let mut clipboard = self.clipboard.lock().unwrap_or_else(|e| e.into_inner());
+        if clipboard.is_none() {
+            *clipboard = Some(ClipboardServer::start(Arc::clone(&self.session))?);
+        }
+        let Some(server) = clipboard.as_ref() else {
+            return Err(PlatformError::Failed("the session's clipboard is not served".into()));
+        };
+        server.offer(run)?;
+        let combo = match key {
+            PasteKey::ShiftInsert => [keysym::SHIFT_L, keysym::INSERT],
+            PasteKey::CtrlV | PasteKey::None => [keysym::CONTROL_L, u32::from(b'v')],
+        };
+        let [modifier, k] = combo;
+        self.send_releasing(&[
+            Notify::Key { keysym: modifier, pressed: true },
+            Notify::Key { keysym: k, pressed: true },
+            Notify::Key { keysym: k, pressed: false },
+            Notify::Key { keysym: modifier, pressed: false },
+        ])?;
+        server.wait_pasted()
+    }
+
+    fn type_text_by(&self, text: &str, route: TextRoute) -> Result<(), PlatformError> {
+        check_typed_length(text)?;
+        let pieces = text_pieces(text)?;
+        let paste_key =
+            if pieces.iter().any(|p| matches!(p, Piece::Run { .. })) { (self.paste_key)() } else { PasteKey::CtrlV };
+        for piece in &pieces {
+            match piece {
+                Piece::Key(k) => self.send_releasing(&[
+                    Notify::Key { keysym: *k, pressed: true },
+                    Notify::Key { keysym: *k, pressed: false },
+                ])?,
+                Piece::Run { text, on_keymap } => {
+                    if run_by_keys(route, paste_key, *on_keymap) {
+                        self.send_releasing(&text_events(text)?)?;
+                    } else {
+                        self.paste(text, paste_key)?;
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     pub fn session(&self) -> &MutterSession {
@@ -200,16 +279,87 @@ fn modifier_keysyms(m: Modifiers) -> Vec<Keysym> {
     out
 }
 
-/// The events of a key combination: modifiers down, the key tapped, modifiers up in reverse.
+/// Whether `sym` is a character beyond printable ASCII (Latin-1 letters, other scripts, Unicode
+/// keysyms): no key of a layout handrail can rely on carries it, and mutter drops what no key
+/// carries. Function, navigation, modifier and dead keys, and the XF86 media keys, are on keyboards.
+fn beyond_ascii_keys(sym: Keysym) -> bool {
+    (0x80..0xfe00).contains(&sym) || (0x0100_0080..0x1008_ff00).contains(&sym)
+}
+
+/// The events of a key combination: modifiers down, the key tapped, modifiers up in reverse. A
+/// character key beyond ASCII is refused: mutter would drop it without a word.
 fn combo_events(combo: &KeyCombo) -> Result<Vec<Notify>, PlatformError> {
     let name = combo.key.to_string();
     let sym = keysym::for_key_name(&name).ok_or_else(|| PlatformError::Invalid(format!("no key named {name:?}")))?;
+    if beyond_ascii_keys(sym) {
+        return Err(PlatformError::Unavailable(format!(
+            "pressing {name:?} as a key on GNOME (mutter presses only keys of its keyboard layout, and handrail \
+             cannot read which characters that layout has); type the character with the type action instead"
+        )));
+    }
     let mods = modifier_keysyms(combo.modifiers);
     let mut events: Vec<Notify> = mods.iter().map(|&k| Notify::Key { keysym: k, pressed: true }).collect();
     events.push(Notify::Key { keysym: sym, pressed: true });
     events.push(Notify::Key { keysym: sym, pressed: false });
     events.extend(mods.iter().rev().map(|&k| Notify::Key { keysym: k, pressed: false }));
     Ok(events)
+}
+
+/// A piece of text to type: a key (Return, Tab) or the run of characters between two, and whether
+/// every one of them is on every Latin keymap (printable ASCII).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Piece {
+    Key(Keysym),
+    Run { text: String, on_keymap: bool },
+}
+
+/// Splits `text` into Return (`\n`, `\r\n`, `\r`), Tab and the runs between them. Other control
+/// characters are refused: there is no honest way to type them.
+fn text_pieces(text: &str) -> Result<Vec<Piece>, PlatformError> {
+    let mut pieces: Vec<Piece> = Vec::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let key = match c {
+            '\n' => Some(keysym::RETURN),
+            '\r' => {
+                if chars.peek() == Some(&'\n') {
+                    chars.next();
+                }
+                Some(keysym::RETURN)
+            }
+            '\t' => Some(keysym::TAB),
+            c if c.is_control() => {
+                return Err(PlatformError::Invalid(format!(
+                    "cannot type control character U+{:04X}; use the key action for special keys",
+                    u32::from(c)
+                )))
+            }
+            _ => None,
+        };
+        if let Some(k) = key {
+            pieces.push(Piece::Key(k));
+            continue;
+        }
+        let on_keymap = c.is_ascii_graphic() || c == ' ';
+        match pieces.last_mut() {
+            Some(Piece::Run { text, on_keymap: all }) => {
+                text.push(c);
+                *all &= on_keymap;
+            }
+            _ => pieces.push(Piece::Run { text: c.to_string(), on_keymap }),
+        }
+    }
+    Ok(pieces)
+}
+
+/// Whether a run goes as keys (else it is pasted): runs the keymap can type go as keys, others are
+/// pasted, except where the window has no paste key; [`TextRoute::Alternate`] swaps the two.
+fn run_by_keys(route: TextRoute, paste_key: PasteKey, on_keymap: bool) -> bool {
+    let preferred = paste_key == PasteKey::None || on_keymap;
+    match route {
+        TextRoute::Preferred => preferred,
+        TextRoute::Alternate => !preferred,
+    }
 }
 
 /// The events that type `text`: each character tapped as its keysym, newline as Return, tab as Tab.
@@ -298,8 +448,11 @@ impl Input for MutterInput {
     }
 
     fn type_text(&self, text: &str) -> Result<(), PlatformError> {
-        check_typed_length(text)?;
-        self.send_releasing(&text_events(text)?)
+        self.type_text_by(text, TextRoute::Preferred)
+    }
+
+    fn type_text_via(&self, text: &str, route: TextRoute) -> Result<(), PlatformError> {
+        self.type_text_by(text, route)
     }
 }
 
@@ -329,6 +482,47 @@ mod tests {
                 key(keysym::CONTROL_L, false),
             ]
         );
+    }
+
+    #[test]
+    fn text_splits_into_keys_and_the_runs_between_them() {
+        let run = |t: &str, on_keymap| Piece::Run { text: t.into(), on_keymap };
+        assert_eq!(
+            text_pieces("Hi สวัสดี 👍\r\nok\tx").expect("pieces"),
+            vec![
+                run("Hi สวัสดี 👍", false),
+                Piece::Key(keysym::RETURN),
+                run("ok", true),
+                Piece::Key(keysym::TAB),
+                run("x", true),
+            ]
+        );
+        assert!(text_pieces("a\u{7}b").is_err(), "a bell is refused");
+        assert_eq!(text_pieces("").expect("empty"), Vec::new());
+    }
+
+    #[test]
+    fn character_keys_beyond_ascii_are_refused_and_keyboard_keys_are_not() {
+        let combo = |name: &str| KeyCombo { modifiers: Modifiers::default(), key: Key::from_name(name).expect(name) };
+        let e = combo_events(&combo("ก")).expect_err("Thai is on no key handrail knows");
+        assert!(e.to_string().contains("type action"), "{e}");
+        assert!(combo_events(&combo("ä")).is_err());
+        for ok in ["a", "F5", "escape", "return", "tab", "left", "delete", "home", "super", "XF86AudioMute"] {
+            if let Some(k) = Key::from_name(ok) {
+                assert!(combo_events(&KeyCombo { modifiers: Modifiers::default(), key: k }).is_ok(), "{ok}");
+            }
+        }
+    }
+
+    #[test]
+    fn runs_off_the_keymap_are_pasted_and_the_alternate_route_swaps() {
+        let (pre, alt) = (TextRoute::Preferred, TextRoute::Alternate);
+        assert!(run_by_keys(pre, PasteKey::CtrlV, true));
+        assert!(!run_by_keys(pre, PasteKey::CtrlV, false));
+        assert!(!run_by_keys(pre, PasteKey::ShiftInsert, false));
+        assert!(run_by_keys(pre, PasteKey::None, false), "no paste key: keys");
+        assert!(!run_by_keys(alt, PasteKey::CtrlV, true));
+        assert!(run_by_keys(alt, PasteKey::CtrlV, false));
     }
 
     #[test]

@@ -51,6 +51,9 @@ pub struct MutterSession {
     streams: Vec<Stream>,
     /// mutter's process, when the bus says (input waits on it: see `input`).
     compositor: Option<u32>,
+    /// The session's clipboard requests (`SelectionTransfer`: MIME type, serial), until the
+    /// clipboard server takes them.
+    transfers: Mutex<Option<Receiver<(String, u32)>>>,
 }
 
 impl std::fmt::Debug for MutterSession {
@@ -68,6 +71,7 @@ impl MutterSession {
     /// screen-cast session tied to it, and starts it.
     pub fn start(address: &str) -> Result<MutterSession, GnomeError> {
         let (added, nodes) = mpsc::channel();
+        let (transfer, transfers) = mpsc::channel();
         let mut bus = Bus::connect(
             address,
             CALL_TIMEOUT,
@@ -75,22 +79,32 @@ impl MutterSession {
                 if m.interface == SCREEN_CAST_STREAM && m.member == "PipeWireStreamAdded" {
                     let node = m.first().ok().and_then(|v| v.as_u32());
                     let _ = added.send((m.path.clone(), node));
+                } else if m.interface == REMOTE_DESKTOP_SESSION && m.member == "SelectionTransfer" {
+                    if let Ok([mime, serial]) = m.values().as_deref() {
+                        if let (Some(mime), Some(serial)) = (mime.as_str(), serial.as_u32()) {
+                            let _ = transfer.send((mime.to_owned(), serial));
+                        }
+                    }
                 }
             }),
         )?;
         // Each stream names its PipeWire node in a signal once the session starts.
         let rule = format!("type='signal',interface='{SCREEN_CAST_STREAM}',member='PipeWireStreamAdded'");
-        bus.call(
-            &call(
-                "org.freedesktop.DBus",
-                "/org/freedesktop/DBus",
-                "org.freedesktop.DBus",
+        // And the clipboard's requests, once a paste enables it.
+        let clipboard_rule = format!("type='signal',interface='{REMOTE_DESKTOP_SESSION}',member='SelectionTransfer'");
+        for rule in [rule, clipboard_rule] {
+            bus.call(
+                &call(
+                    "org.freedesktop.DBus",
+                    "/org/freedesktop/DBus",
+                    "org.freedesktop.DBus",
+                    "AddMatch",
+                    &[Arg::Str(rule)],
+                ),
+                CALL_TIMEOUT,
                 "AddMatch",
-                &[Arg::Str(rule)],
-            ),
-            CALL_TIMEOUT,
-            "AddMatch",
-        )?;
+            )?;
+        }
         let connectors = monitor_connectors(&mut bus)?;
         if connectors.is_empty() {
             return Err(GnomeError::NoMonitor);
@@ -136,7 +150,7 @@ impl MutterSession {
         }
         let compositor = compositor_pid(&mut bus);
         debug!("mutter (pid {compositor:?}) remote-desktop session {session}: streams {streams:?}");
-        Ok(MutterSession { bus: Mutex::new(bus), session, streams, compositor })
+        Ok(MutterSession { bus: Mutex::new(bus), session, streams, compositor, transfers: Mutex::new(Some(transfers)) })
     }
 
     /// mutter's process id, when the bus says.
@@ -148,6 +162,14 @@ impl MutterSession {
         &self.streams
     }
 
+    /// The monitors' layout: the union of what the streams show, in stage coordinates. Its origin
+    /// is the captured screen's (0, 0).
+    pub fn layout(&self) -> Rect {
+        let mut areas = self.streams.iter().map(|s| s.area);
+        let first = areas.next().unwrap_or_default();
+        areas.fold(first, |a, b| a.union(&b))
+    }
+
     /// The session's object path, which input calls go to.
     pub(crate) fn session_path(&self) -> &str {
         &self.session
@@ -156,6 +178,11 @@ impl MutterSession {
     /// The stream whose monitor shows `p`, and `p` in that stream's coordinates.
     pub fn locate(&self, p: Point) -> Option<(&Stream, f64, f64)> {
         locate(&self.streams, p)
+    }
+
+    /// The clipboard's requests, for the one server that answers them.
+    pub(crate) fn take_transfers(&self) -> Option<Receiver<(String, u32)>> {
+        self.transfers.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
 
     pub(crate) fn bus(&self) -> MutexGuard<'_, Bus> {

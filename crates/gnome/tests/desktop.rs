@@ -1,0 +1,138 @@
+//! The engine on a private GNOME desktop (headless GNOME Shell): windows and their places from
+//! handrail's extension, accessibility moved onto the screen by them, clicks and typing by element
+//! id — Thai included, pasted through the session's clipboard — and the guards, each checked by
+//! what the GTK probe app itself received.
+
+use std::time::{Duration, Instant};
+
+use handrail_core::{Config, Engine, Mode, RawArgs, Status, Turn, TypingCheck, Vision};
+use handrail_gnome::{GnomeDesktop, GnomeOptions};
+use handrail_launch::LaunchEnv;
+use handrail_platform::absent::NoOcr;
+use handrail_platform::{Desktop, WindowKind};
+use handrail_sandbox::{Sandbox, SandboxOptions, Session, REMOVED_ENV};
+use handrail_testkit::LineApp;
+
+const WAIT: Duration = Duration::from_secs(20);
+
+fn args(pairs: &[(&str, &str)]) -> RawArgs {
+    RawArgs::from_pairs(pairs).unwrap_or_else(|e| panic!("bad test arguments: {e}"))
+}
+
+fn id_of(engine: &Engine, role: &str, label: &str) -> (String, String) {
+    let obs = engine.latest().expect("an observation");
+    let e = obs
+        .elements
+        .iter()
+        .find(|e| e.role.as_str() == role && e.label == label)
+        .unwrap_or_else(|| panic!("no {role} {label:?} in:\n{:#?}", obs.elements));
+    (obs.id.to_string(), e.id.to_string())
+}
+
+fn on(engine: &mut Engine, action: &str, role: &str, label: &str, extra: &[(&str, &str)]) -> handrail_core::Outcome {
+    let (obs, id) = id_of(engine, role, label);
+    let mut a = args(extra);
+    a.action = Some(action.into());
+    a.observation_id = Some(obs);
+    a.element_id = Some(id);
+    engine.call_args(&a)
+}
+
+/// Observes until `done` accepts the text of an observation.
+fn see_until(engine: &mut Engine, what: &str, done: impl Fn(&str) -> bool) -> String {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let see = engine.call_args(&args(&[("action", "see")]));
+        let text = see.text();
+        if done(&text) {
+            return text;
+        }
+        assert!(Instant::now() < deadline, "never saw {what}:\n{text}");
+        std::thread::sleep(Duration::from_millis(200)); // between observations, not a settle wait
+    }
+}
+
+/// Opens GNOME Shell's overview as the Super key would, from outside (dbus-send).
+fn open_overview(sandbox: &Sandbox) {
+    let status = sandbox
+        .command("dbus-send")
+        .args(["--session", "--print-reply", "--dest=org.gnome.Shell", "/org/gnome/Shell"])
+        .args(["org.freedesktop.DBus.Properties.Set", "string:org.gnome.Shell", "string:OverviewActive"])
+        .arg("variant:boolean:true")
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("dbus-send");
+    assert!(status.success(), "opening the overview: {status}");
+}
+
+#[test]
+fn the_engine_works_a_gtk_app_on_gnome_and_its_guards_hold() {
+    let sandbox = Sandbox::start(SandboxOptions {
+        session: Session::Gnome,
+        parent_death_signal: false,
+        ..SandboxOptions::default()
+    })
+    .expect("a GNOME sandbox (run scripts/setup-desktop)");
+    let mut launch = LaunchEnv::new(sandbox.env(), sandbox.root().join("browser"));
+    launch.removed = REMOVED_ENV.iter().map(|s| s.to_string()).collect();
+    let options = GnomeOptions::new(sandbox.bus_address(), sandbox.pipewire_socket(), launch);
+    let ax = Box::new(handrail_atspi::AtspiSource::new(sandbox.bus_address()));
+    let desktop: Desktop = GnomeDesktop::connect(options, ax, Box::new(NoOcr)).expect("the GNOME desktop");
+
+    let mut command = sandbox.command("/usr/bin/python3");
+    command.arg(concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/apps/probe_gtk.py"));
+    let mut app = LineApp::spawn(command);
+    assert!(app.wait_for_within(WAIT, |l| l == "ready").is_some(), "the probe app came up");
+
+    let mut engine = Engine::new(desktop, Config { vision: Vision::Capable, ..Config::default() });
+    engine.begin_turn(Turn { id: "gnome".into(), intent: "fill in the form".into(), mode: Mode::Interactive });
+
+    // GNOME gives no focus to a window that opened after the last input without an activation
+    // token: the probe is listed as a window, and clicking that element raises it.
+    see_until(&mut engine, "the probe's window", |t| t.contains("handrail probe"));
+    let o = on(&mut engine, "click", "window", "handrail probe", &[]);
+    assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
+    let text = see_until(&mut engine, "the probe in front with its widgets", |t| {
+        t.contains("window=\"handrail probe\"") && t.contains("\"Change\"")
+    });
+    assert!(text.contains("ax=ok"), "{text}");
+
+    let o = on(&mut engine, "click", "button", "Change", &[("expect", "text:status: after")]);
+    assert_eq!(o.tag(), "[ok+verified]", "{}", o.text());
+    assert!(app.wait_for(|l| l == "status=after").is_some(), "the click reached the app");
+
+    // Thai is on no key of the layout: pasted, and read back from the entry.
+    let o = on(&mut engine, "type", "entry", "Name", &[("text", "สวัสดี Grace")]);
+    assert!(matches!(o.typing, Some(TypingCheck::Arrived { .. })), "{}", o.text());
+    assert!(app.wait_for(|l| l == "name=สวัสดี Grace").is_some(), "the app received the Thai text");
+
+    let o = on(&mut engine, "type", "password_entry", "Password", &[("text", "hunter2")]);
+    assert_eq!(o.status, Status::Refused, "{}", o.text());
+    let o = on(&mut engine, "click", "button", "Delete account", &[]);
+    assert_eq!(o.status, Status::Refused, "{}", o.text());
+
+    let o = on(&mut engine, "click", "checkbox", "I agree", &[]);
+    assert_eq!(o.status, Status::Ok, "{}", o.text());
+    assert!(app.wait_for(|l| l == "agree=True").is_some());
+
+    // The overview covers every window: it is the front "window", a pop-up over the whole screen,
+    // and nothing of the probe is listed or reachable until it closes.
+    open_overview(&sandbox);
+    let text = see_until(&mut engine, "the overview in front", |t| t.contains("window=\"Activities overview\""));
+    assert!(!text.contains("\"Change\""), "a covered button is listed:\n{text}");
+    let stack = engine.desktop().windows.stack().expect("the stack");
+    let top = stack.last().expect("a window");
+    assert_eq!((top.info.title.as_str(), top.kind), ("Activities overview", WindowKind::Popup), "{stack:?}");
+    let o = engine.call_args(&args(&[("action", "key"), ("keys", "escape")]));
+    assert_eq!(o.status, Status::Ok, "{}", o.text());
+    see_until(&mut engine, "the probe back in front", |t| {
+        t.contains("window=\"handrail probe\"") && t.contains("\"Change\"")
+    });
+
+    drop(engine);
+    let leaked =
+        app.pending().into_iter().filter(|l| l.starts_with("password-length") || l == "delete-clicked").count();
+    assert_eq!(leaked, 0, "refused actions reached the app");
+    drop(app);
+    sandbox.stop().expect("clean teardown");
+}
