@@ -100,7 +100,7 @@ pub fn run(args: AgentArgs) -> Result<std::process::ExitCode> {
     }
     let choice = DesktopChoice {
         sandbox: args.display.is_none() && !args.simulated,
-        wayland: false,
+        session: handrail_sandbox::Session::X11,
         wayland_display: None,
         size: args.size,
         opengl: false,

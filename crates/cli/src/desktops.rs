@@ -1,5 +1,6 @@
-//! Building a [`Desktop`] for the commands: a private sandbox (X11 or Wayland), an X display that
-//! already runs, or a running wlroots session.
+//! Building a [`Desktop`] for the commands: a private sandbox (X11, sway or GNOME), an X display
+//! that already runs, or a running Wayland session (wlroots or GNOME), chosen from the environment
+//! when not named.
 
 use std::os::fd::AsFd;
 use std::path::PathBuf;
@@ -9,6 +10,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use handrail_core::guard::url::UrlPolicy;
 use handrail_core::Vision;
+use handrail_gnome::{GnomeDesktop, GnomeOptions};
 use handrail_netguard::{PolicyProxy, CHROMIUM_NO_BYPASS_ARGS};
 use handrail_platform::absent::{not_opened_desktop, NoAccessibility, NoOcr};
 use handrail_platform::{Accessibility, Desktop, Ocr};
@@ -60,6 +62,7 @@ pub fn start_browser_proxy(who: &str, policy: &UrlPolicy, launch: &mut LaunchEnv
 enum Session {
     X11(X11Options),
     Wayland(WaylandOptions),
+    Gnome(GnomeOptions),
 }
 
 /// Connects to `session` with a browser held to `policy`: the proxy becomes the desktop's `network`,
@@ -88,6 +91,14 @@ fn guarded_desktop(
             d.network = Box::new(proxy);
             d
         }
+        Session::Gnome(mut options) => {
+            let proxy = start_browser_proxy(who, policy, &mut options.launch)?;
+            let bus = options.bus_address.clone();
+            let mut d = GnomeDesktop::connect(options, accessibility, ocr)
+                .with_context(|| format!("connecting to GNOME on the session bus {bus}"))?;
+            d.network = Box::new(proxy);
+            d
+        }
     };
     Ok(desktop)
 }
@@ -108,13 +119,16 @@ pub fn sandbox_desktop(
     } else {
         Box::new(NoAccessibility)
     };
-    let session = match sandbox.wayland_socket() {
-        Some(socket) => Session::Wayland(WaylandOptions::new(
+    let session = match (sandbox.session(), sandbox.wayland_socket()) {
+        (handrail_sandbox::Session::Gnome, _) => {
+            Session::Gnome(GnomeOptions::new(sandbox.bus_address(), sandbox.pipewire_socket(), launch))
+        }
+        (_, Some(socket)) => Session::Wayland(WaylandOptions::new(
             Socket(socket.to_owned()),
             sandbox.sway_ipc().map(PathBuf::from),
             launch,
         )),
-        None => Session::X11(X11Options::new(sandbox.display(), launch)),
+        (_, None) => Session::X11(X11Options::new(sandbox.display(), launch)),
     };
     guarded_desktop(who, session, policy, accessibility, ocr_or_none(who, ocr_languages)?)
         .context("opening the sandbox desktop")
@@ -169,6 +183,70 @@ pub fn wayland_desktop(name: &str, who: &str, policy: &UrlPolicy, ocr_languages:
     guarded_desktop(who, Session::Wayland(WaylandOptions::new(socket, ipc, launch)), policy, accessibility, ocr)
 }
 
+/// A running GNOME session on Wayland: mutter's remote-desktop and screen-cast interfaces and
+/// handrail's GNOME Shell extension on the session bus (`DBUS_SESSION_BUS_ADDRESS`), apps started
+/// on its `WAYLAND_DISPLAY`, and a browser of its own held to `policy`.
+pub fn gnome_desktop(who: &str, policy: &UrlPolicy, ocr_languages: Option<&str>) -> Result<Desktop> {
+    let bus = std::env::var("DBUS_SESSION_BUS_ADDRESS").ok().filter(|b| !b.is_empty()).ok_or_else(|| {
+        anyhow::anyhow!("GNOME: DBUS_SESSION_BUS_ADDRESS is not set; run handrail inside the session")
+    })?;
+    let runtime = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from);
+    let profile = runtime.unwrap_or_else(std::env::temp_dir).join(format!("handrail-browser-{}", std::process::id()));
+    let vars = std::env::var("WAYLAND_DISPLAY").map(|w| vec![("WAYLAND_DISPLAY".to_owned(), w)]).unwrap_or_default();
+    let launch = LaunchEnv::new(vars, profile);
+    let accessibility: Box<dyn Accessibility> = Box::new(handrail_atspi::AtspiSource::new(bus.clone()));
+    let ocr = ocr_or_none(who, ocr_languages)?;
+    guarded_desktop(who, Session::Gnome(GnomeOptions::new(bus, None, launch)), policy, accessibility, ocr)
+}
+
+/// Which running desktop the environment describes, when none is named on the command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunningSession {
+    /// GNOME on Wayland: mutter's interfaces and handrail's extension.
+    Gnome,
+    /// A wlroots compositor, by its socket name.
+    Wlroots(String),
+    /// An X display.
+    X11(String),
+}
+
+/// Reads the session from the variables a desktop session sets (`get` is the environment): GNOME
+/// when `XDG_CURRENT_DESKTOP` names it on Wayland, a wlroots compositor when sway's IPC socket is
+/// set or the desktop is one of theirs, X11 from `DISPLAY` otherwise (XWayland included, where
+/// nothing better is known). KDE Plasma on Wayland is refused with the reason: its backend does not
+/// exist yet, and XWayland would reach only X11 apps.
+pub fn running_session(get: impl Fn(&str) -> Option<String>) -> Result<RunningSession> {
+    let var = |k: &str| get(k).filter(|v| !v.is_empty());
+    let desktops: Vec<String> =
+        var("XDG_CURRENT_DESKTOP").unwrap_or_default().split(':').map(|d| d.to_ascii_lowercase()).collect();
+    let is = |name: &str| desktops.iter().any(|d| d == name);
+    if let Some(wayland) = var("WAYLAND_DISPLAY") {
+        if is("gnome") {
+            return Ok(RunningSession::Gnome);
+        }
+        if var("SWAYSOCK").is_some() || ["sway", "hyprland", "river", "labwc", "wayfire"].iter().any(|d| is(d)) {
+            return Ok(RunningSession::Wlroots(wayland));
+        }
+        if is("kde") {
+            bail!(
+                "this is KDE Plasma on Wayland, which handrail cannot drive yet (its backend is not built); \
+                 use --sandbox, or an X11 session"
+            );
+        }
+        if var("DISPLAY").is_none() {
+            bail!(
+                "a Wayland session of a desktop handrail does not know ({:?}): name it with --wayland-display \
+                 for a wlroots compositor, or use --sandbox",
+                var("XDG_CURRENT_DESKTOP").unwrap_or_default()
+            );
+        }
+    }
+    match var("DISPLAY") {
+        Some(display) => Ok(RunningSession::X11(display)),
+        None => bail!("no desktop: neither WAYLAND_DISPLAY nor DISPLAY is set; pass --display, or use --sandbox"),
+    }
+}
+
 /// Decides whether the main model sees images (see `handrail_models::decide`) and says so on stderr.
 pub fn decide_vision(who: &str, declared: Option<bool>, endpoint: Option<&str>, model: Option<&str>) -> Vision {
     let probed = match endpoint {
@@ -196,8 +274,8 @@ pub fn decide_vision(who: &str, declared: Option<bool>, endpoint: Option<&str>, 
 pub struct DesktopChoice {
     /// A private sandbox desktop (else `display`, else `$DISPLAY`).
     pub sandbox: bool,
-    /// The sandbox runs Wayland (headless sway) instead of X11.
-    pub wayland: bool,
+    /// Which desktop the sandbox runs.
+    pub session: handrail_sandbox::Session,
     /// A running wlroots session to attach to (a socket name or path).
     pub wayland_display: Option<String>,
     pub size: (u32, u32),
@@ -325,7 +403,7 @@ pub fn open_desktop(who: &str, choice: &DesktopChoice, sees: bool, policy: &UrlP
     if choice.sandbox {
         let opts = SandboxOptions {
             size: choice.size,
-            session: if choice.wayland { handrail_sandbox::Session::Sway } else { handrail_sandbox::Session::X11 },
+            session: choice.session,
             opengl: choice.opengl,
             ..SandboxOptions::default()
         };
@@ -363,10 +441,59 @@ pub fn open_desktop(who: &str, choice: &DesktopChoice, sees: bool, policy: &UrlP
     if let Some(name) = &choice.wayland_display {
         return Ok((wayland_desktop(name, who, policy, choice.ocr_languages.as_deref())?, running));
     }
-    let display = choice
-        .display
-        .clone()
-        .or_else(|| std::env::var("DISPLAY").ok().filter(|d| !d.is_empty()))
-        .ok_or_else(|| anyhow::anyhow!("no display: set DISPLAY, pass --display, or use --sandbox"))?;
-    Ok((display_desktop(&display, who, policy, choice.ocr_languages.as_deref())?, running))
+    if let Some(display) = &choice.display {
+        return Ok((display_desktop(display, who, policy, choice.ocr_languages.as_deref())?, running));
+    }
+    let ocr = choice.ocr_languages.as_deref();
+    let desktop = match running_session(|k| std::env::var(k).ok())? {
+        RunningSession::Gnome => {
+            eprintln!("{who}: serving the running GNOME session (Wayland; XDG_CURRENT_DESKTOP names GNOME)");
+            gnome_desktop(who, policy, ocr)?
+        }
+        RunningSession::Wlroots(name) => {
+            eprintln!("{who}: serving the running wlroots session on {name}");
+            wayland_desktop(&name, who, policy, ocr)?
+        }
+        RunningSession::X11(display) => {
+            eprintln!("{who}: serving the X display {display}");
+            display_desktop(&display, who, policy, ocr)?
+        }
+    };
+    Ok((desktop, running))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session(vars: &[(&str, &str)]) -> Result<RunningSession> {
+        let vars: Vec<(String, String)> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        running_session(move |k| vars.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone()))
+    }
+
+    #[test]
+    fn the_running_desktop_is_read_from_the_session_variables() {
+        let ubuntu = [("XDG_CURRENT_DESKTOP", "ubuntu:GNOME"), ("WAYLAND_DISPLAY", "wayland-0"), ("DISPLAY", ":0")];
+        assert_eq!(session(&ubuntu).expect("GNOME"), RunningSession::Gnome);
+        let sway = [("XDG_CURRENT_DESKTOP", "sway"), ("WAYLAND_DISPLAY", "wayland-1"), ("SWAYSOCK", "/run/s.sock")];
+        assert_eq!(session(&sway).expect("sway"), RunningSession::Wlroots("wayland-1".into()));
+        let hyprland = [("XDG_CURRENT_DESKTOP", "Hyprland"), ("WAYLAND_DISPLAY", "wayland-1")];
+        assert_eq!(session(&hyprland).expect("Hyprland"), RunningSession::Wlroots("wayland-1".into()));
+        let x11 = [("XDG_CURRENT_DESKTOP", "GNOME"), ("DISPLAY", ":1")];
+        assert_eq!(session(&x11).expect("GNOME on X11"), RunningSession::X11(":1".into()));
+        let xfce = [("XDG_CURRENT_DESKTOP", "XFCE"), ("DISPLAY", ":0"), ("WAYLAND_DISPLAY", "")];
+        assert_eq!(session(&xfce).expect("X11"), RunningSession::X11(":0".into()));
+    }
+
+    #[test]
+    fn desktops_that_cannot_be_driven_are_refused_with_the_reason() {
+        let kde = [("XDG_CURRENT_DESKTOP", "KDE"), ("WAYLAND_DISPLAY", "wayland-0"), ("DISPLAY", ":1")];
+        let e = session(&kde).expect_err("KDE").to_string();
+        assert!(e.contains("KDE Plasma on Wayland"), "{e}");
+        let unknown = [("XDG_CURRENT_DESKTOP", "COSMIC"), ("WAYLAND_DISPLAY", "wayland-0")];
+        let e = session(&unknown).expect_err("unknown").to_string();
+        assert!(e.contains("COSMIC") && e.contains("--wayland-display"), "{e}");
+        let e = session(&[]).expect_err("nothing").to_string();
+        assert!(e.contains("neither WAYLAND_DISPLAY nor DISPLAY"), "{e}");
+    }
 }

@@ -3,6 +3,7 @@
 mod agent;
 mod demo;
 mod desktops;
+mod gnome_extension;
 mod reset;
 mod sandbox;
 mod serve;
@@ -71,6 +72,12 @@ enum Command {
         /// The trace folder (written by `serve --trace`, `demo` or `agent`).
         trace: PathBuf,
     },
+    /// Install handrail's GNOME Shell extension (GNOME 43 and 44) for the current user.
+    ///
+    /// GNOME on Wayland tells no program where windows are; the extension serves the window stack
+    /// on the session bus and raises the window asked for (it types, captures and closes nothing).
+    /// GNOME loads it at the next login; then enable it with `gnome-extensions enable`.
+    GnomeExtension(gnome_extension::GnomeExtensionArgs),
 }
 
 /// Logs go to stderr: stdout is reserved for protocol traffic and results.
@@ -121,5 +128,6 @@ fn main() -> Result<std::process::ExitCode> {
             println!("{}", path.display());
             Ok(std::process::ExitCode::SUCCESS)
         }
+        Command::GnomeExtension(args) => gnome_extension::run(args),
     }
 }

@@ -24,8 +24,8 @@ pub struct SandboxArgs {
     /// instead of an X11 one.
     #[arg(long, conflicts_with_all = ["display", "no_window_manager"])]
     wayland: bool,
-    /// A GNOME desktop: a private headless mutter (GNOME's compositor, Wayland) with PipeWire and
-    /// WirePlumber for its screen casts. Apps run on it; handrail's own GNOME backend is being built.
+    /// A GNOME desktop: a private headless GNOME Shell (Wayland) with handrail's extension, PipeWire
+    /// and WirePlumber for its screen casts, and a logind stand-in on a private system bus.
     #[arg(long, conflicts_with_all = ["display", "no_window_manager", "wayland"])]
     gnome: bool,
     /// Offer OpenGL (the X server's GLX, Mesa's software renderer) to apps that need it; off by
@@ -53,15 +53,20 @@ fn options(args: &SandboxArgs) -> SandboxOptions {
         display: args.display,
         window_manager: !args.no_window_manager,
         accessibility: !args.no_accessibility,
-        session: if args.gnome {
-            Session::Gnome
-        } else if args.wayland {
-            Session::Sway
-        } else {
-            Session::X11
-        },
+        session: session(args.wayland, args.gnome),
         opengl: args.opengl,
         ..SandboxOptions::default()
+    }
+}
+
+/// The sandbox's desktop from the `--wayland` and `--gnome` flags (which exclude each other).
+pub(crate) fn session(wayland: bool, gnome: bool) -> Session {
+    if gnome {
+        Session::Gnome
+    } else if wayland {
+        Session::Sway
+    } else {
+        Session::X11
     }
 }
 

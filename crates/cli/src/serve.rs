@@ -26,6 +26,9 @@ pub struct ServeArgs {
     /// With --sandbox: a Wayland sandbox (a private headless sway) instead of an X11 one.
     #[arg(long, requires = "sandbox")]
     wayland: bool,
+    /// With --sandbox: a GNOME sandbox (a private headless GNOME Shell with handrail's extension).
+    #[arg(long, requires = "sandbox", conflicts_with = "wayland")]
+    gnome: bool,
     /// Serve a running wlroots session (sway, Hyprland, river, labwc…): its socket name in
     /// $XDG_RUNTIME_DIR (e.g. wayland-1) or a path; window geometry comes from $SWAYSOCK.
     #[arg(long, value_name = "NAME", conflicts_with_all = ["display", "simulated"])]
@@ -35,9 +38,10 @@ pub struct ServeArgs {
     size: (u32, u32),
     /// With --sandbox: offer OpenGL (the X server's GLX, Mesa's software renderer) to apps that need
     /// it; off by default, as it costs each desktop ~55 MB.
-    #[arg(long, requires = "sandbox", conflicts_with = "wayland")]
+    #[arg(long, requires = "sandbox", conflicts_with_all = ["wayland", "gnome"])]
     opengl: bool,
-    /// The X display to serve (default: $DISPLAY).
+    /// The X display to serve. Without it (and without --sandbox or --wayland-display) the running
+    /// session is read from the environment: GNOME on Wayland, a wlroots compositor, else $DISPLAY.
     #[arg(long, conflicts_with = "simulated")]
     display: Option<String>,
     /// Serve the built-in simulated desktop (to try a host out; nothing real is touched).
@@ -212,7 +216,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
     let sees = config.vision == handrail_core::Vision::Capable;
     let choice = DesktopChoice {
         sandbox: args.sandbox,
-        wayland: args.wayland,
+        session: crate::sandbox::session(args.wayland, args.gnome),
         wayland_display: args.wayland_display.clone(),
         size: args.size,
         opengl: args.opengl,

@@ -152,17 +152,37 @@ fn probe_app() -> String {
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
+/// How long a scripted model keeps looking for the app to show up, as a real one would: by time,
+/// not by a count of looks (a loaded machine takes seconds to start the app, and a look takes
+/// milliseconds), and below the agent's 30 steps.
+const LOOK_FOR: std::time::Duration = std::time::Duration::from_secs(20);
+/// A scripted model's pause before looking again (a real one takes longer to answer).
+const LOOK_PAUSE: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Whether to look again in round `round` of a task started at `started`; pauses first.
+fn look_again(round: usize, started: std::time::Instant) -> bool {
+    if round < 26 && started.elapsed() < LOOK_FOR {
+        std::thread::sleep(LOOK_PAUSE);
+        true
+    } else {
+        false
+    }
+}
+
 #[test]
 fn a_vision_model_completes_a_task_on_the_sandbox_with_a_bounded_context() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let started = std::time::Instant::now();
     let server = ModelServer::start(
         "qwen2.5vl:7b",
-        Box::new(|request, round| {
+        Box::new(move |request, round| {
             let seen = last_tool_result(request);
             match round {
                 1 => tool_call(round, json!({"action": "see"})),
                 // Wait (bounded) until the app is listed, as a model would.
-                _ if !seen.contains("entry \"Name\"") && round < 12 => tool_call(round, json!({"action": "see"})),
+                _ if !seen.contains("entry \"Name\"") && look_again(round, started) => {
+                    tool_call(round, json!({"action": "see"}))
+                }
                 _ if !seen.contains("Ada Lovelace") => match find(&seen, "entry", "Name") {
                     Some((obs, id)) => tool_call(
                         round,
@@ -217,9 +237,10 @@ fn a_vision_model_completes_a_task_on_the_sandbox_with_a_bounded_context() {
 #[test]
 fn an_unattended_turn_refuses_a_destructive_click() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let started = std::time::Instant::now();
     let server = ModelServer::start(
         "qwen2.5vl:7b",
-        Box::new(|request, round| {
+        Box::new(move |request, round| {
             let seen = last_tool_result(request);
             if seen.starts_with("[refused]") {
                 return answer("I was not allowed to delete the account.");
@@ -228,7 +249,7 @@ fn an_unattended_turn_refuses_a_destructive_click() {
                 Some((obs, id)) if round > 1 => {
                     tool_call(round, json!({"action": "click", "observation_id": obs, "element_id": id}))
                 }
-                _ if round < 12 => tool_call(round, json!({"action": "see"})),
+                _ if look_again(round, started) => tool_call(round, json!({"action": "see"})),
                 _ => answer("no button"),
             }
         }),

@@ -1,0 +1,49 @@
+//! `handrail gnome-extension`: installs handrail's GNOME Shell extension for the person running it.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+
+#[derive(Debug, Args)]
+pub struct GnomeExtensionArgs {
+    /// Where user data lives (default: $XDG_DATA_HOME, else ~/.local/share); the extension goes into
+    /// its gnome-shell/extensions directory.
+    #[arg(long, value_name = "DIR")]
+    data_home: Option<PathBuf>,
+    /// Only say whether this handrail's extension is installed there (exit status 1 when not).
+    #[arg(long)]
+    check: bool,
+}
+
+fn data_home(args: &GnomeExtensionArgs) -> Result<PathBuf> {
+    if let Some(dir) = &args.data_home {
+        return Ok(dir.clone());
+    }
+    if let Some(dir) = std::env::var_os("XDG_DATA_HOME").filter(|d| !d.is_empty()) {
+        return Ok(PathBuf::from(dir));
+    }
+    match std::env::var_os("HOME").filter(|d| !d.is_empty()) {
+        Some(home) => Ok(PathBuf::from(home).join(".local/share")),
+        None => bail!("neither XDG_DATA_HOME nor HOME is set: pass --data-home"),
+    }
+}
+
+pub fn run(args: GnomeExtensionArgs) -> Result<std::process::ExitCode> {
+    let home = data_home(&args)?;
+    let dir = handrail_gnome_extension::install_dir(&home);
+    if args.check {
+        let installed = handrail_gnome_extension::is_installed(&home);
+        println!("{}: {}", dir.display(), if installed { "installed (this version)" } else { "not installed" });
+        return Ok(if installed { std::process::ExitCode::SUCCESS } else { std::process::ExitCode::from(1) });
+    }
+    let dir = handrail_gnome_extension::install(&home).context("installing the extension")?;
+    println!("installed handrail's GNOME Shell extension in {}", dir.display());
+    println!(
+        "GNOME on Wayland loads a new extension only at login: log out and in again, then run\n  \
+         gnome-extensions enable {}\nIt tells handrail where windows are and raises the one asked for; \
+         it types, captures and closes nothing.",
+        handrail_gnome_extension::UUID
+    );
+    Ok(std::process::ExitCode::SUCCESS)
+}
