@@ -70,6 +70,9 @@ pub fn map_role(native: &str, states: AtspiStates) -> Role {
         // GTK3 single- and multi-line text widgets are both "text"; web inputs are "entry".
         // VTE (xfce4-terminal, GNOME Terminal…) exposes the whole screen as one "terminal".
         "terminal" => Role::Terminal,
+        // GNOME Shell's labels (Clutter text) are "text" too, but neither editable nor focusable:
+        // words on the screen, not fields.
+        "text" if !states.has(bit::EDITABLE) && !states.has(bit::FOCUSABLE) => Role::Text,
         "text" | "entry" | "editbar" => {
             if states.has(bit::MULTI_LINE) {
                 Role::TextArea
@@ -142,7 +145,7 @@ mod tests {
             ("push button", Role::Button),
             ("toggle button", Role::ToggleButton),
             ("entry", Role::Entry),
-            ("text", Role::Entry),
+            ("text", Role::Text),
             ("password text", Role::PasswordEntry),
             ("check box", Role::Checkbox),
             ("radio button", Role::RadioButton),
@@ -172,7 +175,9 @@ mod tests {
         ] {
             assert_eq!(map_role(native, none), role, "{native}");
         }
-        assert_eq!(map_role("text", st(&[bit::MULTI_LINE])), Role::TextArea);
+        assert_eq!(map_role("text", st(&[bit::EDITABLE])), Role::Entry);
+        assert_eq!(map_role("text", st(&[bit::FOCUSABLE])), Role::Entry, "a read-only field still takes the focus");
+        assert_eq!(map_role("text", st(&[bit::EDITABLE, bit::MULTI_LINE])), Role::TextArea);
         // A terminal stays a terminal, single- or multi-line.
         assert_eq!(map_role("terminal", st(&[bit::MULTI_LINE])), Role::Terminal);
         let attrs =
