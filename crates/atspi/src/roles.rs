@@ -70,9 +70,15 @@ pub fn map_role(native: &str, states: AtspiStates) -> Role {
         // GTK3 single- and multi-line text widgets are both "text"; web inputs are "entry".
         // VTE (xfce4-terminal, GNOME Terminal…) exposes the whole screen as one "terminal".
         "terminal" => Role::Terminal,
-        // GNOME Shell's labels (Clutter text) are "text" too, but neither editable nor focusable:
-        // words on the screen, not fields.
-        "text" if !states.has(bit::EDITABLE) && !states.has(bit::FOCUSABLE) => Role::Text,
+        // GNOME Shell's labels (the Clutter text inside an St label) are "text" too, but not
+        // editable and neither enabled nor sensitive (they say focusable all the same): words on the
+        // screen, not fields. A read-only GTK entry stays an entry: it is enabled.
+        "text"
+            if !states.has(bit::EDITABLE)
+                && (!states.has(bit::FOCUSABLE) || (!states.has(bit::ENABLED) && !states.has(bit::SENSITIVE))) =>
+        {
+            Role::Text
+        }
         "text" | "entry" | "editbar" => {
             if states.has(bit::MULTI_LINE) {
                 Role::TextArea
@@ -176,7 +182,9 @@ mod tests {
             assert_eq!(map_role(native, none), role, "{native}");
         }
         assert_eq!(map_role("text", st(&[bit::EDITABLE])), Role::Entry);
-        assert_eq!(map_role("text", st(&[bit::FOCUSABLE])), Role::Entry, "a read-only field still takes the focus");
+        let read_only = st(&[bit::FOCUSABLE, bit::ENABLED, bit::SENSITIVE]);
+        assert_eq!(map_role("text", read_only), Role::Entry, "a read-only field is still a field");
+        assert_eq!(map_role("text", st(&[bit::FOCUSABLE])), Role::Text, "GNOME Shell's label text");
         assert_eq!(map_role("text", st(&[bit::EDITABLE, bit::MULTI_LINE])), Role::TextArea);
         // A terminal stays a terminal, single- or multi-line.
         assert_eq!(map_role("terminal", st(&[bit::MULTI_LINE])), Role::Terminal);

@@ -187,12 +187,9 @@ fn serve_notes_page() -> Result<String> {
     Ok(url)
 }
 
-fn run_on_sandbox(trace: TraceWriter, wayland: bool) -> Result<u32> {
-    let sandbox = Sandbox::start(SandboxOptions {
-        session: if wayland { Session::Sway } else { Session::X11 },
-        ..SandboxOptions::default()
-    })
-    .context("starting the sandbox desktop")?;
+fn run_on_sandbox(trace: TraceWriter, session: Session) -> Result<u32> {
+    let sandbox = Sandbox::start(SandboxOptions { session, ..SandboxOptions::default() })
+        .context("starting the sandbox desktop")?;
     eprintln!("handrail demo: private desktop {} is up; working a notes page in Chromium", sandbox.session_name());
     let desktop = crate::desktops::sandbox_desktop(&sandbox, "handrail demo", &UrlPolicy::default(), None)?;
     let mut host = Host::new(server(desktop, Vision::Capable, trace)?, TURN, INTENT)?;
@@ -227,10 +224,10 @@ fn run_simulated(trace: TraceWriter) -> Result<u32> {
     Ok(host.step)
 }
 
-pub fn run(trace_dir: &Path, simulated: bool, wayland: bool) -> Result<()> {
+pub fn run(trace_dir: &Path, simulated: bool, session: Session) -> Result<()> {
     let trace =
         TraceWriter::create(trace_dir, "handrail demo", handrail_calls::unix_ms()).context("starting the trace")?;
-    let mut steps = if simulated { run_simulated(trace)? } else { run_on_sandbox(trace, wayland)? };
+    let mut steps = if simulated { run_simulated(trace)? } else { run_on_sandbox(trace, session)? };
 
     // A text-only model never reaches any desktop: its server does not even open one.
     let trace = TraceWriter::resume(trace_dir).context("continuing the trace")?;

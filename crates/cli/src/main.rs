@@ -43,6 +43,9 @@ enum Command {
         /// Run on a private Wayland desktop (headless sway) instead of an X11 one.
         #[arg(long)]
         wayland: bool,
+        /// Run on a private GNOME desktop (headless GNOME Shell) instead of an X11 one.
+        #[arg(long, conflicts_with_all = ["wayland", "simulated"])]
+        gnome: bool,
     },
     /// Start a private virtual desktop (Xvfb, session bus, accessibility bus, openbox; or with
     /// --wayland a headless sway).
@@ -117,8 +120,8 @@ fn main() -> Result<std::process::ExitCode> {
     let cli = Cli::parse();
     init_logging(&cli.log)?;
     match cli.command {
-        Command::Demo { trace, simulated, wayland } => {
-            demo::run(&trace, simulated, wayland).map(|()| std::process::ExitCode::SUCCESS)
+        Command::Demo { trace, simulated, wayland, gnome } => {
+            demo::run(&trace, simulated, sandbox::session(wayland, gnome)).map(|()| std::process::ExitCode::SUCCESS)
         }
         Command::Sandbox(args) => sandbox::run(args),
         Command::Serve(args) => serve::run(*args).map(|()| std::process::ExitCode::SUCCESS),

@@ -117,6 +117,14 @@ fn demo_on_a_real_private_desktop_writes_a_trace_whose_report_a_browser_shows() 
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The same session on GNOME: Chromium on a headless GNOME Shell, placed by handrail's extension,
+/// text typed and verified, the guards refusing.
+#[test]
+fn demo_on_a_private_gnome_desktop_runs_the_same_session() {
+    let dir = run_demo(&["--gnome"], "gnome");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn sandbox_runs_a_command_in_a_private_desktop_and_passes_its_exit_code() {
     let out = handrail()
