@@ -1,6 +1,6 @@
-//! A real GTK 4 app (testdata/apps/gtk4_probe.py) on both real backends. GTK 4 sets SHOWING on
-//! windows only and answers window coordinates; on X11 its nodes are placed by their window, on
-//! Wayland every toolkit's are. Either way the controls are listed inside their window, nothing
+//! A real GTK 4 app (testdata/apps/gtk4_probe.py) on every real backend (X11, sway, GNOME). GTK 4
+//! sets SHOWING on windows only and answers window coordinates; on X11 its nodes are placed by their
+//! window, on Wayland every toolkit's are. Either way the controls are listed inside their window, nothing
 //! hidden is, the password entry is one, and a click at a listed button's centre reaches it, as the
 //! app itself reports.
 
@@ -86,4 +86,9 @@ fn on_x11() {
 #[test]
 fn on_wayland() {
     gtk4_controls_are_listed_inside_their_window_and_reached(real::wayland());
+}
+
+#[test]
+fn on_gnome() {
+    gtk4_controls_are_listed_inside_their_window_and_reached(real::gnome());
 }

@@ -9,7 +9,7 @@
 use std::time::{Duration, Instant};
 
 use handrail_launch::{LaunchEnv, LaunchWatch, Launcher, Plan, SeenWindow};
-use handrail_platform::window_relative::SurfaceOrigins;
+use handrail_platform::window_relative::{SurfaceOrigin, SurfaceOrigins};
 use handrail_platform::{Launched, PlatformError, Point, Rect, StackedWindow, WindowInfo, WindowKind, Windows};
 use log::{debug, info, warn};
 
@@ -225,14 +225,14 @@ impl Windows for GnomeWindows {
 }
 
 impl SurfaceOrigins for GnomeWindows {
-    fn surface_origins(&self) -> Result<Vec<(String, Point)>, PlatformError> {
+    fn surface_origins(&self) -> Result<Vec<SurfaceOrigin>, PlatformError> {
         Ok(self
             .windows()?
             .into_iter()
             .filter(|w| !w.minimized)
             .map(|w| {
-                let b = self.to_screen(w.buffer);
-                (w.title, Point::new(b.x, b.y))
+                let (b, f) = (self.to_screen(w.buffer), self.to_screen(w.frame));
+                SurfaceOrigin { title: w.title, surface: Point::new(b.x, b.y), geometry: Point::new(f.x, f.y) }
             })
             .collect())
     }

@@ -7,6 +7,11 @@
 //! IPC, GNOME Shell through handrail's extension). A node's window is found by its window title;
 //! nodes of a window that cannot be placed are dropped rather than shown at a wrong place, and the
 //! snapshot then says so in a note.
+//!
+//! Toolkits differ in what "their window" is where it draws client-side shadows: GTK 3 and Chromium
+//! count from the surface (shadows included), GTK 4 from its window's geometry (the frame the
+//! compositor shows, shadows left out), which AT-SPI marks as `window_relative` nodes. Each window
+//! therefore gives both origins ([`SurfaceOrigin`]).
 
 use std::sync::Arc;
 
@@ -14,10 +19,20 @@ use log::debug;
 
 use crate::{Accessibility, AxLimits, AxSnapshot, PlatformError, Point, Rect};
 
-/// Where each window's surface (the buffer the app draws, shadows included) lies on screen.
+/// Where one window's coordinates start on screen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SurfaceOrigin {
+    pub title: String,
+    /// The buffer the app draws, client-side shadows included (GTK 3, Chromium count from here).
+    pub surface: Point,
+    /// The window's geometry, the frame shown without shadows (GTK 4 counts from here).
+    pub geometry: Point,
+}
+
+/// Where each window's surface lies on screen.
 pub trait SurfaceOrigins: Send + Sync {
-    /// Every placed window's title and surface origin, in screen coordinates.
-    fn surface_origins(&self) -> Result<Vec<(String, Point)>, PlatformError>;
+    /// Every placed window's title and origins, in screen coordinates.
+    fn surface_origins(&self) -> Result<Vec<SurfaceOrigin>, PlatformError>;
 
     /// Apps (by accessible application name) that report the compositor's own coordinates rather
     /// than their surface's — the desktop shell drawing its panels on the stage — with what to add
@@ -39,18 +54,24 @@ impl<O: SurfaceOrigins> WindowRelative<O> {
     }
 }
 
-/// Moves every node of `snapshot` by the origin of its window's surface: `origins` holds each
-/// window's title and surface origin (screen coordinates), `global` the apps whose nodes are in the
+/// Moves every node of `snapshot` by the origin of its window (see the module docs): `origins` holds
+/// each window's title and origins (screen coordinates), `global` the apps whose nodes are in the
 /// compositor's coordinates and the offset to the screen's. Returns how many nodes had no window.
-pub fn place(snapshot: &mut AxSnapshot, origins: &[(String, Point)], global: &[(String, Point)]) -> usize {
+pub fn place(snapshot: &mut AxSnapshot, origins: &[SurfaceOrigin], global: &[(String, Point)]) -> usize {
     let mut unplaced = vec![false; snapshot.nodes.len()];
     for (i, node) in snapshot.nodes.iter_mut().enumerate() {
         let origin = match global.iter().find(|(app, _)| *app == node.app) {
-            Some(app) => Some(app),
-            None => origins.iter().find(|(title, _)| *title == node.window),
+            Some((_, offset)) => Some(*offset),
+            None => origins.iter().find(|o| o.title == node.window).map(|o| {
+                if node.window_relative {
+                    o.geometry
+                } else {
+                    o.surface
+                }
+            }),
         };
         match origin {
-            Some((_, o)) if !node.bounds.is_empty() => {
+            Some(o) if !node.bounds.is_empty() => {
                 node.bounds =
                     Rect::new(node.bounds.x + o.x, node.bounds.y + o.y, node.bounds.width, node.bounds.height);
                 node.window_relative = false;
@@ -102,6 +123,10 @@ mod tests {
     use super::*;
     use crate::{AxHealth, AxNode};
 
+    fn origin(title: &str, x: i32, y: i32) -> SurfaceOrigin {
+        SurfaceOrigin { title: title.into(), surface: Point::new(x, y), geometry: Point::new(x, y) }
+    }
+
     #[test]
     fn nodes_move_by_their_windows_origin_and_strays_go() {
         let node = |window: &str, x: i32, parent: Option<usize>| AxNode {
@@ -114,7 +139,7 @@ mod tests {
             AxHealth::Ok,
             vec![node("stray", 0, None), node("A", 0, None), node("A", 5, Some(1)), node("B", 1, None)],
         );
-        let dropped = place(&mut snap, &[("A".into(), Point::new(100, 50)), ("B".into(), Point::new(700, 0))], &[]);
+        let dropped = place(&mut snap, &[origin("A", 100, 50), origin("B", 700, 0)], &[]);
         assert_eq!(dropped, 1);
         assert_eq!(snap.notes.len(), 1, "{:?}", snap.notes);
         assert!(snap.notes[0].contains("window \"stray\" left out"), "{:?}", snap.notes);
@@ -123,12 +148,25 @@ mod tests {
         assert_eq!(snap.nodes[1].parent, Some(0));
         assert_eq!(snap.nodes[2].bounds.x, 701);
     }
-}
 
-#[cfg(test)]
-mod global_tests {
-    use super::*;
-    use crate::{AxHealth, AxNode};
+    #[test]
+    fn window_relative_nodes_count_from_the_geometry_others_from_the_surface() {
+        let node = |app: &str, relative: bool| AxNode {
+            app: app.into(),
+            window: "Doc".into(),
+            bounds: Rect::new(10, 10, 20, 20),
+            window_relative: relative,
+            ..AxNode::default()
+        };
+        let mut snap = AxSnapshot::new(AxHealth::Ok, vec![node("gtk3", false), node("gtk4", true)]);
+        // A floating window with client-side shadows: the frame starts 26 px right of and 23 px
+        // below its buffer.
+        let doc = SurfaceOrigin { title: "Doc".into(), surface: Point::new(100, 50), geometry: Point::new(126, 73) };
+        assert_eq!(place(&mut snap, &[doc], &[]), 0);
+        assert_eq!(snap.nodes[0].bounds, Rect::new(110, 60, 20, 20));
+        assert_eq!(snap.nodes[1].bounds, Rect::new(136, 83, 20, 20));
+        assert!(snap.nodes.iter().all(|n| !n.window_relative));
+    }
 
     #[test]
     fn the_shells_own_nodes_stay_where_the_compositor_put_them() {
@@ -140,7 +178,7 @@ mod global_tests {
         };
         let mut snap = AxSnapshot::new(AxHealth::Ok, vec![node("gnome-shell", ""), node("gedit", "Doc")]);
         let shell = [("gnome-shell".to_owned(), Point::new(0, 0))];
-        let dropped = place(&mut snap, &[("Doc".into(), Point::new(300, 200))], &shell);
+        let dropped = place(&mut snap, &[origin("Doc", 300, 200)], &shell);
         assert_eq!(dropped, 0);
         assert!(snap.notes.is_empty(), "{:?}", snap.notes);
         assert_eq!(snap.nodes[0].bounds, Rect::new(10, 4, 60, 24));

@@ -22,6 +22,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use handrail_launch::{LaunchEnv, LaunchWatch, Launcher, Plan, SeenWindow};
+use handrail_platform::window_relative::{SurfaceOrigin, SurfaceOrigins};
 use handrail_platform::{Launched, PlatformError, Point, Rect, StackedWindow, WindowInfo, WindowKind, Windows};
 use log::{debug, info, warn};
 use wayland_client::protocol::{wl_output, wl_seat};
@@ -532,14 +533,16 @@ impl Windows for WaylandWindows {
     }
 }
 
-impl handrail_platform::window_relative::SurfaceOrigins for WaylandWindows {
-    fn surface_origins(&self) -> Result<Vec<(String, Point)>, PlatformError> {
+impl SurfaceOrigins for WaylandWindows {
+    /// sway tiles windows, and GTK draws no shadows on tiled ones: the surface is the geometry.
+    fn surface_origins(&self) -> Result<Vec<SurfaceOrigin>, PlatformError> {
         Ok(self
             .placed()?
             .into_iter()
             .filter_map(|p| {
                 let v = p.view?;
-                Some((p.toplevel.title, Point::new(v.surface.x, v.surface.y)))
+                let surface = Point::new(v.surface.x, v.surface.y);
+                Some(SurfaceOrigin { title: p.toplevel.title, surface, geometry: surface })
             })
             .collect())
     }
