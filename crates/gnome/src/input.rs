@@ -130,17 +130,7 @@ impl MutterInput {
             return Err(PlatformError::Failed("the session's clipboard is not served".into()));
         };
         server.offer(run)?;
-        let combo = match key {
-            PasteKey::ShiftInsert => [keysym::SHIFT_L, keysym::INSERT],
-            PasteKey::CtrlV | PasteKey::None => [keysym::CONTROL_L, u32::from(b'v')],
-        };
-        let [modifier, k] = combo;
-        self.send_releasing(&[
-            Notify::Key { keysym: modifier, pressed: true },
-            Notify::Key { keysym: k, pressed: true },
-            Notify::Key { keysym: k, pressed: false },
-            Notify::Key { keysym: modifier, pressed: false },
-        ])?;
+        self.send_releasing(&paste_events(key))?;
         server.wait_pasted()
     }
 
@@ -352,6 +342,21 @@ fn text_pieces(text: &str) -> Result<Vec<Piece>, PlatformError> {
     Ok(pieces)
 }
 
+/// The keys that paste the clipboard into a window with `key`. The session sets the clipboard only,
+/// never the primary selection that shift+Insert pastes in terminals, so terminals get their
+/// clipboard key, ctrl+shift+v (VTE's, kitty's, foot's, Alacritty's, Konsole's).
+fn paste_events(key: PasteKey) -> Vec<Notify> {
+    let (modifiers, k): (&[Keysym], Keysym) = match key {
+        PasteKey::ShiftInsert => (&[keysym::CONTROL_L, keysym::SHIFT_L], u32::from(b'V')),
+        PasteKey::CtrlV | PasteKey::None => (&[keysym::CONTROL_L], u32::from(b'v')),
+    };
+    let mut events: Vec<Notify> = modifiers.iter().map(|&m| Notify::Key { keysym: m, pressed: true }).collect();
+    events.push(Notify::Key { keysym: k, pressed: true });
+    events.push(Notify::Key { keysym: k, pressed: false });
+    events.extend(modifiers.iter().rev().map(|&m| Notify::Key { keysym: m, pressed: false }));
+    events
+}
+
 /// Whether a run goes as keys (else it is pasted): runs the keymap can type go as keys, others are
 /// pasted, except where the window has no paste key; [`TextRoute::Alternate`] swaps the two.
 fn run_by_keys(route: TextRoute, paste_key: PasteKey, on_keymap: bool) -> bool {
@@ -512,6 +517,22 @@ mod tests {
                 assert!(combo_events(&KeyCombo { modifiers: Modifiers::default(), key: k }).is_ok(), "{ok}");
             }
         }
+    }
+
+    #[test]
+    fn terminals_paste_the_clipboard_with_ctrl_shift_v() {
+        let pressed = |key| {
+            paste_events(key)
+                .into_iter()
+                .filter_map(|e| match e {
+                    Notify::Key { keysym, pressed: true } => Some(keysym),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(pressed(PasteKey::ShiftInsert), vec![keysym::CONTROL_L, keysym::SHIFT_L, u32::from(b'V')]);
+        assert_eq!(pressed(PasteKey::CtrlV), vec![keysym::CONTROL_L, u32::from(b'v')]);
+        assert!(releases_of(&paste_events(PasteKey::ShiftInsert)).is_empty(), "everything pressed is released");
     }
 
     #[test]

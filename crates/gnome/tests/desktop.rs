@@ -65,8 +65,8 @@ fn open_overview(sandbox: &Sandbox) {
     assert!(status.success(), "opening the overview: {status}");
 }
 
-#[test]
-fn the_engine_works_a_gtk_app_on_gnome_and_its_guards_hold() {
+/// A private GNOME desktop and its `Desktop`, with AT-SPI and without OCR.
+fn gnome() -> (Sandbox, Desktop) {
     let sandbox = Sandbox::start(SandboxOptions {
         session: Session::Gnome,
         parent_death_signal: false,
@@ -77,7 +77,13 @@ fn the_engine_works_a_gtk_app_on_gnome_and_its_guards_hold() {
     launch.removed = REMOVED_ENV.iter().map(|s| s.to_string()).collect();
     let options = GnomeOptions::new(sandbox.bus_address(), sandbox.pipewire_socket(), launch);
     let ax = Box::new(handrail_atspi::AtspiSource::new(sandbox.bus_address()));
-    let desktop: Desktop = GnomeDesktop::connect(options, ax, Box::new(NoOcr)).expect("the GNOME desktop");
+    let desktop = GnomeDesktop::connect(options, ax, Box::new(NoOcr)).expect("the GNOME desktop");
+    (sandbox, desktop)
+}
+
+#[test]
+fn the_engine_works_a_gtk_app_on_gnome_and_its_guards_hold() {
+    let (sandbox, desktop) = gnome();
 
     let mut command = sandbox.command("/usr/bin/python3");
     command.arg(concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/apps/probe_gtk.py"));
@@ -134,5 +140,67 @@ fn the_engine_works_a_gtk_app_on_gnome_and_its_guards_hold() {
         app.pending().into_iter().filter(|l| l.starts_with("password-length") || l == "delete-clicked").count();
     assert_eq!(leaked, 0, "refused actions reached the app");
     drop(app);
+    sandbox.stop().expect("clean teardown");
+}
+
+/// A terminal on GNOME (xfce4-terminal, GTK 3 with VTE, on Wayland): opened by the engine and
+/// raised, a line with Thai pasted into it with the terminals' clipboard key and run — what the
+/// shell received is the file it wrote — and a destructive line refused before anything is typed.
+#[test]
+fn a_terminal_on_gnome_runs_a_pasted_line_and_a_destructive_one_is_refused() {
+    let (sandbox, desktop) = gnome();
+    let mut engine = Engine::new(desktop, Config { vision: Vision::Capable, ..Config::default() });
+    engine.begin_turn(Turn {
+        id: "gnome-terminal".into(),
+        intent: "write a note with the shell".into(),
+        mode: Mode::Interactive,
+    });
+    let o = engine.call_args(&args(&[("action", "open_app"), ("app", "xfce4-terminal")]));
+    assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
+    let text = see_until(&mut engine, "the terminal in front", |t| t.contains(" terminal \"") && t.contains("active"));
+    let (obs, id) = {
+        let latest = engine.latest().expect("an observation");
+        let e = latest
+            .elements
+            .iter()
+            .find(|e| e.role.as_str() == "terminal")
+            .unwrap_or_else(|| panic!("no terminal in:\n{text}"));
+        (latest.id.to_string(), e.id.to_string())
+    };
+    let proof = sandbox.home().join("proof.txt");
+    let line = "echo 'สวัสดี handrail' > ~/proof.txt";
+    let o =
+        engine.call_args(&args(&[("action", "type"), ("observation_id", &obs), ("element_id", &id), ("text", line)]));
+    assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
+    let o = engine.call_args(&args(&[("action", "key"), ("keys", "return")]));
+    assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
+    let deadline = Instant::now() + WAIT;
+    while std::fs::read_to_string(&proof).map_or(true, |t| t != "สวัสดี handrail\n") {
+        assert!(
+            Instant::now() < deadline,
+            "the shell never wrote {}: {:?}",
+            proof.display(),
+            std::fs::read_to_string(&proof)
+        );
+        std::thread::sleep(Duration::from_millis(100)); // polling the file, not a settle wait
+    }
+
+    // Deleting the file the shell just wrote, as a committed line: refused, and the file stays.
+    let see = engine.call_args(&args(&[("action", "see")]));
+    let (obs, id) = {
+        let latest = see.observation.as_ref().expect("an observation");
+        let e = latest.elements.iter().find(|e| e.role.as_str() == "terminal").expect("the terminal");
+        (latest.id.to_string(), e.id.to_string())
+    };
+    let o = engine.call_args(&args(&[
+        ("action", "type"),
+        ("observation_id", &obs),
+        ("element_id", &id),
+        ("text", "rm -rf ~/proof.txt\n"),
+    ]));
+    assert_eq!(o.status, Status::Refused, "{}", o.text());
+    std::thread::sleep(Duration::from_millis(500)); // long enough for a line that slipped through to run
+    assert!(proof.exists(), "the refused line never ran");
+    drop(engine);
     sandbox.stop().expect("clean teardown");
 }
