@@ -143,6 +143,17 @@ fn the_engine_works_a_gtk_app_on_gnome_and_its_guards_hold() {
     sandbox.stop().expect("clean teardown");
 }
 
+/// The latest observation's id and its terminal element's.
+fn terminal_of(engine: &Engine) -> (String, String) {
+    let latest = engine.latest().expect("an observation");
+    let e = latest
+        .elements
+        .iter()
+        .find(|e| e.role.as_str() == "terminal")
+        .unwrap_or_else(|| panic!("no terminal in:\n{:#?}", latest.elements));
+    (latest.id.to_string(), e.id.to_string())
+}
+
 /// A terminal on GNOME (xfce4-terminal, GTK 3 with VTE, on Wayland): opened by the engine and
 /// raised, a line with Thai pasted into it with the terminals' clipboard key and run — what the
 /// shell received is the file it wrote — and a destructive line refused before anything is typed.
@@ -158,15 +169,8 @@ fn a_terminal_on_gnome_runs_a_pasted_line_and_a_destructive_one_is_refused() {
     let o = engine.call_args(&args(&[("action", "open_app"), ("app", "xfce4-terminal")]));
     assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
     let text = see_until(&mut engine, "the terminal in front", |t| t.contains(" terminal \"") && t.contains("active"));
-    let (obs, id) = {
-        let latest = engine.latest().expect("an observation");
-        let e = latest
-            .elements
-            .iter()
-            .find(|e| e.role.as_str() == "terminal")
-            .unwrap_or_else(|| panic!("no terminal in:\n{text}"));
-        (latest.id.to_string(), e.id.to_string())
-    };
+    assert!(text.contains(" terminal \""), "{text}");
+    let (obs, id) = terminal_of(&engine);
     let proof = sandbox.home().join("proof.txt");
     let line = "echo 'สวัสดี handrail' > ~/proof.txt";
     let o =
@@ -186,12 +190,8 @@ fn a_terminal_on_gnome_runs_a_pasted_line_and_a_destructive_one_is_refused() {
     }
 
     // Deleting the file the shell just wrote, as a committed line: refused, and the file stays.
-    let see = engine.call_args(&args(&[("action", "see")]));
-    let (obs, id) = {
-        let latest = see.observation.as_ref().expect("an observation");
-        let e = latest.elements.iter().find(|e| e.role.as_str() == "terminal").expect("the terminal");
-        (latest.id.to_string(), e.id.to_string())
-    };
+    engine.call_args(&args(&[("action", "see")]));
+    let (obs, id) = terminal_of(&engine);
     let o = engine.call_args(&args(&[
         ("action", "type"),
         ("observation_id", &obs),
@@ -199,7 +199,23 @@ fn a_terminal_on_gnome_runs_a_pasted_line_and_a_destructive_one_is_refused() {
         ("text", "rm -rf ~/proof.txt\n"),
     ]));
     assert_eq!(o.status, Status::Refused, "{}", o.text());
-    std::thread::sleep(Duration::from_millis(500)); // long enough for a line that slipped through to run
+    // A harmless line after it: the shell runs lines in order, so once this one has run, a refused
+    // line that had slipped through would have too.
+    engine.call_args(&args(&[("action", "see")]));
+    let (obs, id) = terminal_of(&engine);
+    let after = sandbox.home().join("after.txt");
+    let o = engine.call_args(&args(&[
+        ("action", "type"),
+        ("observation_id", &obs),
+        ("element_id", &id),
+        ("text", "touch ~/after.txt\n"),
+    ]));
+    assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
+    let deadline = Instant::now() + WAIT;
+    while !after.exists() {
+        assert!(Instant::now() < deadline, "the shell never ran the line after the refused one");
+        std::thread::sleep(Duration::from_millis(100)); // polling the file, not a settle wait
+    }
     assert!(proof.exists(), "the refused line never ran");
     drop(engine);
     sandbox.stop().expect("clean teardown");
