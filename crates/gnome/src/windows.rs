@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use handrail_launch::{LaunchEnv, LaunchWatch, Launcher, Plan, SeenWindow};
 use handrail_platform::window_relative::{SurfaceOrigin, SurfaceOrigins};
 use handrail_platform::{Launched, PlatformError, Point, Rect, StackedWindow, WindowInfo, WindowKind, Windows};
-use log::{debug, info, warn};
+use log::{debug, warn};
 
 use crate::shell::{ShellWindow, ShellWindows};
 
@@ -111,12 +111,9 @@ impl GnomeWindows {
     /// Starts `plan`, waits for its new window, activates it.
     fn launch(&self, plan: Plan) -> Result<Launched, PlatformError> {
         let before: Vec<u64> = self.shell.list()?.iter().map(|w| w.id).collect();
-        let t0 = Instant::now();
         let mut child = self.launcher.spawn(&plan)?;
         let mut watch = LaunchWatch::new(&plan, &child);
-        let pid = watch.pid();
-        debug!("started {} {:?} as pid {pid}", plan.program.display(), plan.args);
-        let deadline = t0 + plan.timeout;
+        debug!("started {} {:?} as pid {}", plan.program.display(), plan.args, watch.pid());
         let found = loop {
             watch.check_child(&mut child);
             let windows = match self.windows() {
@@ -146,33 +143,19 @@ impl GnomeWindows {
                     return Err(e);
                 }
             }
-            if Instant::now() >= deadline {
+            if Instant::now() >= watch.deadline() {
                 break None;
             }
             std::thread::sleep(RECHECK);
         };
         self.launcher.keep(child);
-        let Some(window) = found else {
-            return Err(PlatformError::Timeout(format!(
-                "waiting {:?} for a window of {} (pid {pid})",
-                plan.timeout,
-                plan.program.display()
-            )));
-        };
-        let appeared = t0.elapsed();
+        let Some(window) = found else { return Err(watch.timed_out()) };
+        let appeared = watch.elapsed();
         if let Err(e) = self.activate_window(window.id) {
             warn!("window {} of {} appeared but was not activated: {e}", window.id, plan.program.display());
         }
         let info = self.info(&window);
-        let app = plan.app.unwrap_or(info.app);
-        let owner = info.pid.unwrap_or(pid);
-        info!(
-            "launched {app} (started pid {pid}, window pid {owner}): window {} after {} ms, active after {} ms",
-            window.id,
-            appeared.as_millis(),
-            t0.elapsed().as_millis()
-        );
-        Ok(Launched { app, pid: Some(owner) })
+        Ok(watch.launched(plan.app.unwrap_or(info.app), info.pid, &window.id, appeared))
     }
 }
 

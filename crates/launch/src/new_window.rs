@@ -10,8 +10,8 @@
 use std::process::{Child, ExitStatus};
 use std::time::{Duration, Instant};
 
-use handrail_platform::PlatformError;
-use log::debug;
+use handrail_platform::{Launched, PlatformError};
+use log::{debug, info};
 
 use crate::{class_matches, process_tree, Plan};
 
@@ -38,6 +38,7 @@ pub struct LaunchWatch {
     pid: u32,
     program: String,
     classes: Vec<String>,
+    timeout: Duration,
     started: Instant,
     exited: Option<(ExitStatus, Instant)>,
 }
@@ -49,6 +50,7 @@ impl LaunchWatch {
             pid: child.id(),
             program: plan.program.display().to_string(),
             classes: plan.classes.clone(),
+            timeout: plan.timeout,
             started: Instant::now(),
             exited: None,
         }
@@ -57,6 +59,44 @@ impl LaunchWatch {
     /// The started process's id.
     pub fn pid(&self) -> u32 {
         self.pid
+    }
+
+    /// When the plan's timeout runs out.
+    pub fn deadline(&self) -> Instant {
+        self.started + self.timeout
+    }
+
+    /// The error once [`LaunchWatch::deadline`] passed without a window.
+    pub fn timed_out(&self) -> PlatformError {
+        PlatformError::Timeout(format!(
+            "waiting {:?} for a window of {} (pid {})",
+            self.timeout, self.program, self.pid
+        ))
+    }
+
+    /// The launch's result once `window` (appeared `appeared` after the start, then activated) was
+    /// found: reported as `app`, owned by `window_pid` (another than the started process when that
+    /// handed over to a running copy), and said in the log.
+    pub fn launched(
+        &self,
+        app: String,
+        window_pid: Option<u32>,
+        window: &dyn std::fmt::Display,
+        appeared: Duration,
+    ) -> Launched {
+        let owner = window_pid.unwrap_or(self.pid);
+        info!(
+            "launched {app} (started pid {}, window pid {owner}): window {window} after {} ms, active after {} ms",
+            self.pid,
+            appeared.as_millis(),
+            self.started.elapsed().as_millis()
+        );
+        Launched { app, pid: Some(owner) }
+    }
+
+    /// How long ago the start was.
+    pub fn elapsed(&self) -> Duration {
+        self.started.elapsed()
     }
 
     /// Notes whether `child` has exited (call before each look).

@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use handrail_launch::{LaunchEnv, LaunchWatch, Launcher, Plan, SeenWindow};
 use handrail_platform::window_relative::{SurfaceOrigin, SurfaceOrigins};
 use handrail_platform::{Launched, PlatformError, Point, Rect, StackedWindow, WindowInfo, WindowKind, Windows};
-use log::{debug, info, warn};
+use log::{debug, warn};
 use wayland_client::protocol::{wl_output, wl_seat};
 use wayland_client::{event_created_child, Connection, Dispatch, EventQueue, QueueHandle};
 use wayland_protocols_wlr::foreign_toplevel::v1::client::{
@@ -233,12 +233,10 @@ impl WaylandWindows {
     /// Starts `plan`, waits for its new toplevel, activates it.
     fn launch(&self, plan: Plan) -> Result<Launched, PlatformError> {
         let before: Vec<u64> = self.toplevels()?.iter().map(|t| t.id).collect();
-        let t0 = Instant::now();
         let mut child = self.launcher.spawn(&plan)?;
         let mut watch = LaunchWatch::new(&plan, &child);
-        let pid = watch.pid();
-        debug!("started {} {:?} as pid {pid}", plan.program.display(), plan.args);
-        let deadline = t0 + plan.timeout;
+        debug!("started {} {:?} as pid {}", plan.program.display(), plan.args, watch.pid());
+        let deadline = watch.deadline();
         let mut generation = self.list.lock().generation;
         let found = loop {
             watch.check_child(&mut child);
@@ -281,27 +279,13 @@ impl WaylandWindows {
             generation = self.list.wait_change(generation, left.min(RECHECK));
         };
         self.launcher.keep(child);
-        let Some(window) = found else {
-            return Err(PlatformError::Timeout(format!(
-                "waiting {:?} for a window of {} (pid {pid})",
-                plan.timeout,
-                plan.program.display()
-            )));
-        };
-        let appeared = t0.elapsed();
+        let Some(window) = found else { return Err(watch.timed_out()) };
+        let appeared = watch.elapsed();
         if let Err(e) = self.activate_toplevel(window.toplevel.id) {
             warn!("window {} of {} appeared but was not activated: {e}", window.toplevel.id, plan.program.display());
         }
         let info = self.info(&window);
-        let app = plan.app.unwrap_or(info.app);
-        let owner = info.pid.unwrap_or(pid);
-        info!(
-            "launched {app} (started pid {pid}, window pid {owner}): window {} after {} ms, active after {} ms",
-            window.toplevel.id,
-            appeared.as_millis(),
-            t0.elapsed().as_millis()
-        );
-        Ok(Launched { app, pid: Some(owner) })
+        Ok(watch.launched(plan.app.unwrap_or(info.app), info.pid, &window.toplevel.id, appeared))
     }
 }
 

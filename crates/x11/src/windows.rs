@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 pub use handrail_launch::LaunchEnv;
 use handrail_launch::{LaunchWatch, Launcher, Plan, SeenWindow};
 use handrail_platform::{Launched, PlatformError, StackedWindow, WindowInfo, Windows};
-use log::{debug, info, warn};
+use log::{debug, warn};
 use x11rb::errors::ReplyError;
 use x11rb::protocol::xproto::{AtomEnum, ClientMessageEvent, ConnectionExt as _, EventMask, GetPropertyReply, Window};
 
@@ -329,13 +329,10 @@ impl X11Windows {
         // window is new when its id is new *or* its owner changed.
         let before: HashMap<Window, ClientFacts> =
             self.all_clients_facts()?.into_iter().map(|f| (f.window, f)).collect();
-        let t0 = Instant::now();
         let mut child = self.launcher.spawn(&plan)?;
         let mut watch = LaunchWatch::new(&plan, &child);
-        let pid = watch.pid();
-        debug!("started {} {:?} as pid {pid}", plan.program.display(), plan.args);
-        let deadline = t0 + plan.timeout;
-        let found = self.wait_for(deadline, &[self.conn.atoms._NET_CLIENT_LIST], || {
+        debug!("started {} {:?} as pid {}", plan.program.display(), plan.args, watch.pid());
+        let found = self.wait_for(watch.deadline(), &[self.conn.atoms._NET_CLIENT_LIST], || {
             watch.check_child(&mut child);
             let new: Vec<ClientFacts> =
                 self.all_clients_facts()?.into_iter().filter(|f| before.get(&f.window) != Some(f)).collect();
@@ -348,14 +345,8 @@ impl X11Windows {
             Ok(watch.decide(&seen, existing)?.and_then(|id| Window::try_from(id).ok()))
         });
         self.launcher.keep(child);
-        let Some(window) = found? else {
-            return Err(PlatformError::Timeout(format!(
-                "waiting {:?} for a window of {} (pid {pid})",
-                plan.timeout,
-                plan.program.display()
-            )));
-        };
-        let appeared = t0.elapsed();
+        let Some(window) = found? else { return Err(watch.timed_out()) };
+        let appeared = watch.elapsed();
         // A window that exists but cannot be activated is still a launch; the engine's own observation
         // then shows what is frontmost.
         if let Err(e) = self.activate(window) {
@@ -366,14 +357,7 @@ impl X11Windows {
             Some(app) => app,
             None => facts.as_ref().map(|f| self.app_name(&f.instance, &f.class, f.pid)).unwrap_or_default(),
         };
-        // The window's owner: differs from the started process when that handed over to a running copy.
-        let owner = facts.and_then(|f| f.pid).unwrap_or(pid);
-        info!(
-            "launched {app} (started pid {pid}, window pid {owner}): window {window:#x} after {} ms, active after {} ms",
-            appeared.as_millis(),
-            t0.elapsed().as_millis()
-        );
-        Ok(Launched { app, pid: Some(owner) })
+        Ok(watch.launched(app, facts.and_then(|f| f.pid), &format_args!("{window:#x}"), appeared))
     }
 }
 
