@@ -16,8 +16,12 @@ use handrail_x11::tidy::{OpenWindow, Tidy};
 /// How long apps get to exit on SIGTERM before SIGKILL (and again before giving up). Chromium exits
 /// in ~0.2 s on two cores; the whole reset stays within a second.
 const APP_GRACE: Duration = Duration::from_millis(400);
-/// How long the window manager gets to let go of the windows of clients that were ended.
-const KILL_CLIENT_WAIT: Duration = Duration::from_millis(300);
+/// How long the X server may take to drop the windows of the apps just ended: the window manager
+/// lets go of them a moment after their client's connection closes (~0.1 s, seconds on a busy machine).
+/// Polled: the reset goes on as soon as they are gone.
+const ENDED_WINDOWS_WAIT: Duration = Duration::from_secs(3);
+/// How long the windows whose client was killed through the X server may take to go (polled too).
+const KILL_CLIENT_WAIT: Duration = Duration::from_secs(2);
 /// Paths under the home the desktop's own services write (dconf holds the accessibility settings) and
 /// caches that only make the next start faster; a reset keeps them.
 const HOME_KEPT: &[&str] = &[".config/dconf", ".cache/fontconfig", ".cache/mesa_shader_cache"];
@@ -26,13 +30,14 @@ const HOME_SNAPSHOT_LIMIT: usize = 20_000;
 /// Removed home entries listed in the report at most.
 const HOME_LISTED: usize = 50;
 
-/// The X server's open windows once `settled` holds for them, or as they are after
-/// [`KILL_CLIENT_WAIT`]: the window manager lets go of a window a moment after its client is gone.
+/// The X server's open windows once `settled` holds for them, or as they are after `wait`: the
+/// window manager lets go of a window a moment after its client is gone.
 fn windows_once(
     tidy: &Tidy,
+    wait: Duration,
     settled: impl Fn(&[OpenWindow]) -> bool,
 ) -> Result<Vec<OpenWindow>, handrail_x11::X11Error> {
-    let deadline = Instant::now() + KILL_CLIENT_WAIT;
+    let deadline = Instant::now() + wait;
     loop {
         let open = tidy.open_windows()?;
         if settled(&open) || Instant::now() >= deadline {
@@ -62,21 +67,27 @@ impl SandboxReset {
     }
 
     /// Closes what is left on the X server: windows whose client is not one of the sandbox's apps.
-    /// Windows of the apps just ended (`ended`) are only waited for: the window manager lets go of
-    /// them a moment after their client's connection closes.
+    /// Windows of the apps just ended (`ended`) are waited for, not reported: the window manager
+    /// lets go of them a moment after their client's connection closes. Should one outlast
+    /// [`ENDED_WINDOWS_WAIT`], its client is ended through the X server too, and it is still
+    /// counted as its app's window (which the report already names), never as a stray one.
     fn close_orphan_windows(&self, ended: &BTreeSet<u32>) -> Result<(Vec<String>, Vec<String>), ResetError> {
         let Some(tidy) = &self.tidy else { return Ok((Vec::new(), Vec::new())) };
         let failed = |e: handrail_x11::X11Error| ResetError::Failed(format!("the X server: {e}"));
-        let open = windows_once(tidy, |open| !open.iter().any(|w| w.pid.is_some_and(|p| ended.contains(&p))))
-            .map_err(failed)?;
+        let of_ended = |w: &OpenWindow| w.pid.is_some_and(|p| ended.contains(&p));
+        let open = windows_once(tidy, ENDED_WINDOWS_WAIT, |open| !open.iter().any(of_ended)).map_err(failed)?;
         let mut closed = Vec::new();
         for window in &open {
             match tidy.kill_client(window.window) {
+                Ok(()) if of_ended(window) => log::warn!(
+                    "reset: window {:?} of an ended app was still open after {ENDED_WINDOWS_WAIT:?}; its client was ended",
+                    window.title
+                ),
                 Ok(()) => closed.push(window.title.clone()),
                 Err(e) => log::warn!("reset: ending the client of window {:#x}: {e}", window.window),
             }
         }
-        let left = windows_once(tidy, |left| left.is_empty()).map_err(failed)?;
+        let left = windows_once(tidy, KILL_CLIENT_WAIT, |left| left.is_empty()).map_err(failed)?;
         Ok((closed, left.into_iter().map(|w| w.title).collect()))
     }
 
