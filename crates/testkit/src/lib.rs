@@ -5,7 +5,7 @@
 pub mod mcp;
 pub mod served;
 
-use std::io::{BufRead, BufReader, Read as _, Write as _};
+use std::io::{BufRead, BufReader, Write as _};
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -14,23 +14,59 @@ use std::time::{Duration, Instant};
 /// Serves `page` at `/` of a fresh 127.0.0.1 port (404 for any other path) for the rest of the test
 /// process; returns its URL.
 pub fn serve_page(page: &'static str) -> String {
+    let base = serve_site(move |path| (path == "/").then_some(page));
+    format!("{base}/")
+}
+
+/// How long a connection may stay silent before its request is given up: long, since browsers open
+/// connections ahead of the requests they will carry (and a busy machine delays those).
+const REQUEST_WAIT: Duration = Duration::from_secs(30);
+
+/// Serves a fresh 127.0.0.1 port for the rest of the test process: each GET's path (query
+/// included) goes to `route`, whose page is answered (404 for `None`). Returns `http://127.0.0.1:PORT`.
+///
+/// Every connection is answered on a thread of its own: a browser's idle pre-opened connection
+/// never holds up, or times out, the requests behind it.
+pub fn serve_site(route: impl Fn(&str) -> Option<&'static str> + Send + Sync + 'static) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").expect("a local port");
-    let url = format!("http://{}/", listener.local_addr().expect("address"));
+    let base = format!("http://{}", listener.local_addr().expect("address"));
+    let route = std::sync::Arc::new(route);
     std::thread::spawn(move || {
-        for mut stream in listener.incoming().flatten() {
-            let mut buf = [0u8; 2048];
-            let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
-            let _ = stream.read(&mut buf);
-            let body = if buf.starts_with(b"GET / ") { page } else { "" };
-            let status = if body.is_empty() { "404 Not Found" } else { "200 OK" };
-            let _ = write!(
-                stream,
-                "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            );
+        for stream in listener.incoming().flatten() {
+            let route = std::sync::Arc::clone(&route);
+            std::thread::spawn(move || answer(stream, &*route));
         }
     });
-    url
+    base
+}
+
+/// Reads one request's head and answers it through `route`.
+fn answer(mut stream: std::net::TcpStream, route: &dyn Fn(&str) -> Option<&'static str>) {
+    let _ = stream.set_read_timeout(Some(REQUEST_WAIT));
+    let Ok(clone) = stream.try_clone() else { return };
+    let mut reader = BufReader::new(clone);
+    let mut request_line = String::new();
+    if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
+        return; // opened and closed without a request
+    }
+    let mut header = String::new();
+    while reader.read_line(&mut header).is_ok_and(|n| n > 2) {
+        header.clear();
+    }
+    let mut parts = request_line.split_whitespace();
+    let body = match (parts.next(), parts.next()) {
+        (Some("GET"), Some(path)) => route(path),
+        _ => None,
+    };
+    let (status, body) = match body {
+        Some(body) => ("200 OK", body),
+        None => ("404 Not Found", ""),
+    };
+    let _ = write!(
+        stream,
+        "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
 }
 
 /// Asks `probe` until it answers `Some`, every `every`, for at most `within` (asked at least once):
@@ -47,6 +83,11 @@ pub fn wait_until<T>(within: Duration, every: Duration, mut probe: impl FnMut() 
         std::thread::sleep(every.min(deadline.saturating_duration_since(Instant::now())));
     }
 }
+
+/// How long [`LineApp::wait_for`] waits for a line: an app's start on a busy two-core machine takes
+/// seconds (GTK 4 on a software renderer compiles its shaders first; 15 s was seen exceeded beside
+/// a loaded test run).
+pub const APP_LINE_WAIT: Duration = Duration::from_secs(30);
 
 /// A running app whose stdout lines are what it received; killed on drop.
 pub struct LineApp {
@@ -91,7 +132,7 @@ impl LineApp {
 
     /// [`wait_for_within`](Self::wait_for_within) 15 s: generous for a loaded 2-core machine.
     pub fn wait_for(&mut self, want: impl Fn(&str) -> bool) -> Option<String> {
-        self.wait_for_within(Duration::from_secs(15), want)
+        self.wait_for_within(APP_LINE_WAIT, want)
     }
 }
 

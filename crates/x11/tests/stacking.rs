@@ -3,8 +3,6 @@
 //! read back from the apps themselves: each page reports its clicks to a local server, zenity its answer
 //! in its exit status.
 
-use std::io::{Read as _, Write as _};
-use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -33,33 +31,15 @@ const FRONT: &str = r#"<!doctype html><html><head><meta charset="utf-8"><title>F
 
 /// Serves `/back` and `/front` and records every `/hit/...` path.
 fn serve(hits: Hits) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("a local port");
-    let base = format!("http://{}", listener.local_addr().expect("address"));
-    std::thread::spawn(move || {
-        for mut stream in listener.incoming().flatten() {
-            let mut buf = [0u8; 2048];
-            let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
-            let n = stream.read(&mut buf).unwrap_or(0);
-            let head = String::from_utf8_lossy(&buf[..n]);
-            let path = head.split_whitespace().nth(1).unwrap_or("").to_string();
-            let body = match path.as_str() {
-                "/back" => BACK,
-                "/front" => FRONT,
-                p if p.starts_with("/hit/") => {
-                    hits.lock().unwrap_or_else(|e| e.into_inner()).push(p.trim_start_matches("/hit/").to_string());
-                    "ok"
-                }
-                _ => "",
-            };
-            let status = if body.is_empty() { "404 Not Found" } else { "200 OK" };
-            let _ = write!(
-                stream,
-                "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            );
+    handrail_testkit::serve_site(move |path| match path {
+        "/back" => Some(BACK),
+        "/front" => Some(FRONT),
+        p if p.starts_with("/hit/") => {
+            hits.lock().unwrap_or_else(|e| e.into_inner()).push(p.trim_start_matches("/hit/").to_string());
+            Some("ok")
         }
-    });
-    base
+        _ => None,
+    })
 }
 
 fn args(pairs: &[(&str, &str)]) -> RawArgs {
