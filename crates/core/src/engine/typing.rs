@@ -30,6 +30,10 @@ use crate::outcome::TypingCheck;
 
 /// How long the screen may take to show typed text after settling, before it counts as missing.
 const GRACE: Duration = Duration::from_millis(600);
+/// Further rounds of [`GRACE`] for text still arriving — the field holds a start of it that grew
+/// since the last look: keys still queued in a busy app (Firefox's address bar on a loaded machine
+/// was read holding "http:" of 28 characters). ~5 s at most; a start that stops growing ends it.
+const ARRIVING_ROUNDS: u32 = 8;
 
 /// The element `type` text goes to, as it was just before typing; `Err` says why it cannot be checked.
 pub(super) fn receiver_before(text: &str, aims: &[Aim], probe: &Probe) -> Result<Element, String> {
@@ -206,6 +210,8 @@ impl Typed<'_, '_> {
         settle_time: &mut Duration,
     ) -> Result<Read, PlatformError> {
         let mut graced = false;
+        let mut rounds = 0;
+        let mut last: Option<String> = None;
         loop {
             let Some((e, holds)) = after(&fresh.obs, before) else {
                 return Ok(Read::Gone(format!(
@@ -216,17 +222,29 @@ impl Typed<'_, '_> {
             let arrival = arrival(held, holds, text);
             let focused = e.states.contains(States::FOCUSED)
                 || fresh.obs.focus.is_some_and(|i| std::ptr::eq(&fresh.obs.elements[i], e));
+            let growing = last.as_deref() != Some(holds) && still_arriving(held, holds, text);
             let read = Read::Holds { element: e.id, holds: holds.to_string(), arrival, focused };
-            if arrival == Arrival::Exact || graced {
+            if arrival == Arrival::Exact || (graced && !(growing && rounds < ARRIVING_ROUNDS)) {
                 return Ok(read);
             }
+            if graced {
+                rounds += 1;
+            }
             graced = true;
+            last = Some(holds.to_string());
             if self.watch.wait_for_change(GRACE)? {
                 *settle_time += self.watch.wait(&self.config.settle)?.waited;
             }
             *fresh = observe(self.desktop, self.config, self.tracker, None, self.marks)?;
         }
     }
+}
+
+/// Whether the receiver, which held `held`, now `holds` a proper start of `text` (over a selection
+/// it replaced, or after what it held): the text is still arriving, not wrong.
+fn still_arriving(held: &str, holds: &str, text: &str) -> bool {
+    let part = |h: &str| !h.is_empty() && h.len() < text.len() && text.starts_with(h);
+    part(holds) || holds.strip_prefix(held).is_some_and(part)
 }
 
 /// Whether OCR reads the start of `text` (its first dozen non-blank characters, at least three)
@@ -336,5 +354,16 @@ mod tests {
         assert_eq!(arrival("cd", "cdcd", "cd"), Arrival::Exact);
         assert_eq!(arrival("$ \n", "$ ls\n", "ls"), Arrival::Exact);
         assert_eq!(arrival("$ ls\n", "$ ls\n", "ls"), Arrival::Nothing);
+    }
+
+    #[test]
+    fn a_start_of_the_text_is_still_arriving_and_nothing_else_is() {
+        let url = "http://127.0.0.1:8080/page";
+        assert!(still_arriving("http://old/", "http:", url), "over the selected address");
+        assert!(still_arriving("ab", "abhel", "hello"), "after what the field held");
+        assert!(still_arriving("", "ไท", "ไทย"));
+        for (held, holds) in [("", ""), ("ab", "ab"), ("", "hello"), ("", "hellx"), ("", "hello!"), ("ab", "xbhe")] {
+            assert!(!still_arriving(held, holds, "hello"), "{held:?} → {holds:?}");
+        }
     }
 }
