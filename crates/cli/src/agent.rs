@@ -104,6 +104,7 @@ pub fn run(args: AgentArgs) -> Result<std::process::ExitCode> {
         wayland_display: None,
         size: args.size,
         opengl: false,
+        gnome_root: None,
         display: args.display.clone(),
         simulated: args.simulated,
         launch: args.launch.clone(),

@@ -281,6 +281,8 @@ pub struct DesktopChoice {
     pub size: (u32, u32),
     /// Offer OpenGL (GLX) in a sandbox.
     pub opengl: bool,
+    /// GNOME sandboxes: the root file system GNOME Shell runs from (`None`: the machine's).
+    pub gnome_root: Option<std::path::PathBuf>,
     pub display: Option<String>,
     /// The built-in simulated desktop.
     pub simulated: bool,
@@ -405,6 +407,7 @@ pub fn open_desktop(who: &str, choice: &DesktopChoice, sees: bool, policy: &UrlP
             size: choice.size,
             session: choice.session,
             opengl: choice.opengl,
+            gnome_root: choice.gnome_root.clone(),
             ..SandboxOptions::default()
         };
         let sandbox = Sandbox::start(opts).context("starting the sandbox desktop")?;

@@ -14,6 +14,27 @@ pub struct GnomeExtensionArgs {
     /// Only say whether this handrail's extension is installed there (exit status 1 when not).
     #[arg(long)]
     check: bool,
+    /// The GNOME Shell release to install for (43 to 48); by default the one `gnome-shell --version`
+    /// names. GNOME 45 changed the extension format, so the release decides which is written.
+    #[arg(long, value_name = "RELEASE")]
+    shell: Option<u32>,
+}
+
+/// The GNOME Shell release: `--shell`, else what `gnome-shell --version` prints.
+fn shell_release(args: &GnomeExtensionArgs) -> Result<u32> {
+    if let Some(release) = args.shell {
+        return Ok(release);
+    }
+    let out = std::process::Command::new("gnome-shell")
+        .arg("--version")
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .context("running `gnome-shell --version` to learn the release (or pass --shell RELEASE)")?;
+    let printed = String::from_utf8_lossy(&out.stdout);
+    handrail_gnome_extension::shell_release(&printed).with_context(|| {
+        format!("`gnome-shell --version` printed {:?}, which names no release: pass --shell RELEASE", printed.trim())
+    })
 }
 
 fn data_home(args: &GnomeExtensionArgs) -> Result<PathBuf> {
@@ -32,13 +53,15 @@ fn data_home(args: &GnomeExtensionArgs) -> Result<PathBuf> {
 pub fn run(args: GnomeExtensionArgs) -> Result<std::process::ExitCode> {
     let home = data_home(&args)?;
     let dir = handrail_gnome_extension::install_dir(&home);
+    let release = shell_release(&args)?;
+    let format = handrail_gnome_extension::Format::for_shell(release)?;
     if args.check {
-        let installed = handrail_gnome_extension::is_installed(&home);
+        let installed = handrail_gnome_extension::is_installed(&home, format);
         println!("{}: {}", dir.display(), if installed { "installed (this version)" } else { "not installed" });
         return Ok(if installed { std::process::ExitCode::SUCCESS } else { std::process::ExitCode::from(1) });
     }
-    let dir = handrail_gnome_extension::install(&home).context("installing the extension")?;
-    println!("installed handrail's GNOME Shell extension in {}", dir.display());
+    let dir = handrail_gnome_extension::install(&home, format).context("installing the extension")?;
+    println!("installed handrail's GNOME Shell extension (for GNOME Shell {release}) in {}", dir.display());
     println!(
         "GNOME on Wayland loads a new extension only at login: log out and in again, then run\n  \
          gnome-extensions enable {}\nIt tells handrail where windows are and raises the one asked for; \

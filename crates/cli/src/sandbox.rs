@@ -28,6 +28,11 @@ pub struct SandboxArgs {
     /// and WirePlumber for its screen casts, and a logind stand-in on a private system bus.
     #[arg(long, conflicts_with_all = ["display", "no_window_manager", "wayland"])]
     gnome: bool,
+    /// With --gnome: run GNOME Shell, PipeWire and WirePlumber from this root file system instead of
+    /// the machine's (GNOME 48 from Debian 13: scripts/setup-trixie makes one at
+    /// /var/cache/handrail/trixie-gnome); the apps stay the machine's.
+    #[arg(long, value_name = "DIR", requires = "gnome")]
+    gnome_root: Option<std::path::PathBuf>,
     /// Offer OpenGL (the X server's GLX, Mesa's software renderer) to apps that need it; off by
     /// default, as it costs each desktop ~55 MB.
     #[arg(long, conflicts_with_all = ["wayland", "gnome"])]
@@ -55,6 +60,7 @@ fn options(args: &SandboxArgs) -> SandboxOptions {
         accessibility: !args.no_accessibility,
         session: session(args.wayland, args.gnome),
         opengl: args.opengl,
+        gnome_root: args.gnome_root.as_deref().map(absolute),
         ..SandboxOptions::default()
     }
 }
@@ -68,6 +74,11 @@ pub(crate) fn session(wayland: bool, gnome: bool) -> Session {
     } else {
         Session::X11
     }
+}
+
+/// `path` made absolute against the working directory (the sandbox takes absolute roots only).
+pub(crate) fn absolute(path: &std::path::Path) -> std::path::PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_owned())
 }
 
 /// Quotes a value for a POSIX shell `export` line.

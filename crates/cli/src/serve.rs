@@ -29,6 +29,10 @@ pub struct ServeArgs {
     /// With --sandbox: a GNOME sandbox (a private headless GNOME Shell with handrail's extension).
     #[arg(long, requires = "sandbox", conflicts_with = "wayland")]
     gnome: bool,
+    /// With --gnome: run GNOME Shell from this root file system instead of the machine's (GNOME 48
+    /// from Debian 13: scripts/setup-trixie makes one at /var/cache/handrail/trixie-gnome).
+    #[arg(long, value_name = "DIR", requires = "gnome")]
+    gnome_root: Option<std::path::PathBuf>,
     /// Serve a running wlroots session (sway, Hyprland, river, labwc…): its socket name in
     /// $XDG_RUNTIME_DIR (e.g. wayland-1) or a path; window geometry comes from $SWAYSOCK.
     #[arg(long, value_name = "NAME", conflicts_with_all = ["display", "simulated"])]
@@ -220,6 +224,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         wayland_display: args.wayland_display.clone(),
         size: args.size,
         opengl: args.opengl,
+        gnome_root: args.gnome_root.as_deref().map(crate::sandbox::absolute),
         display: args.display.clone(),
         simulated: args.simulated,
         launch: args.launch.clone(),

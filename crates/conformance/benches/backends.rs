@@ -179,6 +179,8 @@ fn main() {
     let wl = real::wayland();
     let x = real::x11();
     let gnome = real::gnome();
+    // GNOME Shell 48 from the Debian 13 root file system (scripts/setup-trixie).
+    let gnome48 = real::gnome_48();
     if run("capture") {
         println!("\n### Capture, whole 1280x800 screen ({ROUNDS} interleaved rounds)\n");
         println!("| method | median | vs handrail + JPEG |\n|---|---:|---:|");
@@ -188,6 +190,7 @@ fn main() {
             &[("scrot", &["-o", "/tmp/handrail-bench-scrot.png"]), ("xwd", &["-root", "-silent", "-out", "/dev/null"])],
         );
         capture(&gnome, &[]);
+        capture(&gnome48, &[]);
     }
     if run("click") {
         println!("\n### Click → settled → fresh screenshot ({ROUNDS} rounds; arrival read from the app)\n");
@@ -195,6 +198,7 @@ fn main() {
         click(&wl);
         click(&x);
         click(&gnome);
+        click(&gnome48);
     }
     if run("typing") {
         println!("\n### Typing into the probe's entry ({TYPING_ROUNDS} rounds; final text compared exactly)\n");
@@ -202,5 +206,6 @@ fn main() {
         typing(&wl, Some(("wtype", &[])));
         typing(&x, Some(("xdotool", &["type", "--delay", "12"])));
         typing(&gnome, None);
+        typing(&gnome48, None);
     }
 }

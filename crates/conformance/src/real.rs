@@ -31,6 +31,8 @@ pub enum Protocol {
 
 pub struct RealHarness {
     protocol: Protocol,
+    /// GNOME Shell runs from a root file system (GNOME 48), not the machine's.
+    own_root: bool,
     // Dropped after the desktop (fields drop in order): connections close before the server goes.
     desktop: Desktop,
     sandbox: Sandbox,
@@ -51,7 +53,18 @@ pub fn gnome() -> RealHarness {
     start(Protocol::Gnome)
 }
 
+/// A private GNOME 48 desktop: GNOME Shell 48 from the Debian 13 root file system
+/// (`scripts/setup-trixie`, at `handrail_sandbox::trixie_gnome_root()`), the machine's apps on it.
+pub fn gnome_48() -> RealHarness {
+    start_with(Protocol::Gnome, Some(handrail_sandbox::trixie_gnome_root()))
+}
+
 fn start(protocol: Protocol) -> RealHarness {
+    start_with(protocol, None)
+}
+
+fn start_with(protocol: Protocol, gnome_root: Option<PathBuf>) -> RealHarness {
+    let sandbox_root_given = gnome_root.is_some();
     let opts = SandboxOptions {
         size: SCREEN,
         session: match protocol {
@@ -61,9 +74,11 @@ fn start(protocol: Protocol) -> RealHarness {
         },
         // Tests run on short-lived threads; the reaper tears the desktop down if the binary dies.
         parent_death_signal: false,
+        gnome_root,
         ..SandboxOptions::default()
     };
-    let sandbox = Sandbox::start(opts).expect("start the sandbox desktop (run scripts/setup-desktop)");
+    let sandbox = Sandbox::start(opts)
+        .expect("start the sandbox desktop (run scripts/setup-desktop, and scripts/setup-trixie for GNOME 48)");
     let mut launch = LaunchEnv::new(sandbox.env(), sandbox.root().join("browser"));
     launch.removed = REMOVED_ENV.iter().map(|s| s.to_string()).collect();
     let ax = Box::new(handrail_atspi::AtspiSource::new(sandbox.bus_address()));
@@ -88,7 +103,7 @@ fn start(protocol: Protocol) -> RealHarness {
         Protocol::Gnome => crate::wait_until_still(&desktop, "gnome"),
         Protocol::X11 => {}
     }
-    RealHarness { protocol, desktop, sandbox }
+    RealHarness { protocol, own_root: sandbox_root_given, desktop, sandbox }
 }
 
 /// Waits until the desktop shows its background colour (`#rrggbb`). sway answers its IPC before the
@@ -128,6 +143,7 @@ impl Harness for RealHarness {
         match self.protocol {
             Protocol::X11 => "x11",
             Protocol::Wayland => "wayland",
+            Protocol::Gnome if self.own_root => "gnome 48",
             Protocol::Gnome => "gnome",
         }
     }

@@ -1,15 +1,11 @@
-/* handrail's window service for GNOME Shell 43 and 44.
- *
- * GNOME on Wayland tells no client where windows are, and its own Introspect interface gives sizes
- * without places (and answers only the portal). This extension serves the window stack on the
- * session bus as dev.handrail.Shell.Windows at /dev/handrail/Shell/Windows: every window bottom to
- * top, with its frame and buffer rectangles in stage pixels, and raises the one asked for. It reads
- * and raises windows only: nothing is typed, captured or closed through it.
- */
-'use strict';
-
-const { Gio, GLib, Meta, Shell } = imports.gi;
-const Main = imports.ui.main;
+// handrail's window service: the body both extension formats share (each format's entry file
+// comes first and brings Gio, GLib, Shell and Main into scope).
+//
+// GNOME on Wayland tells no client where windows are, and its own Introspect interface gives sizes
+// without places (and answers only the portal). This serves the window stack on the session bus as
+// dev.handrail.Shell.Windows at /dev/handrail/Shell/Windows: every window bottom to top, with its
+// frame and buffer rectangles in stage pixels, and raises the one asked for. It reads and raises
+// windows only: nothing is typed, captured or closed through it.
 
 const IFACE = `
 <node>
@@ -109,20 +105,4 @@ class WindowService {
             Gio.bus_unown_name(this._owner);
         this._impl.unexport();
     }
-}
-
-class Extension {
-    enable() {
-        this._service = new WindowService();
-        this._service.export();
-    }
-
-    disable() {
-        this._service?.unexport();
-        this._service = null;
-    }
-}
-
-function init() {
-    return new Extension();
 }

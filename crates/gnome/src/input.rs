@@ -34,6 +34,7 @@ use handrail_platform::{
     check_typed_length, Input, KeyCombo, Modifiers, MouseButton, PlatformError, Point, ScrollDirection, TextRoute,
 };
 use handrail_procfs::{wait_until_idle, Idle, IdleRule};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::clipboard::ClipboardServer;
@@ -94,6 +95,8 @@ pub struct MutterInput {
     paste_key: PasteKeyOf,
     /// Started at the first paste.
     clipboard: Mutex<Option<ClipboardServer>>,
+    /// Whether this session's pointer has been placed once (see [`MutterInput::place_pointer`]).
+    pointer_placed: AtomicBool,
 }
 
 impl std::fmt::Debug for MutterInput {
@@ -111,6 +114,7 @@ impl MutterInput {
             spacing: Mutex::new(ClickSpacing::default()),
             paste_key: Box::new(|| PasteKey::CtrlV),
             clipboard: Mutex::new(None),
+            pointer_placed: AtomicBool::new(false),
         }
     }
 
@@ -192,16 +196,33 @@ impl MutterInput {
         })
     }
 
-    /// Moves the pointer to `to` and waits until mutter has handled the move (see the module docs).
-    fn arrive(&self, to: Point) -> Result<(), PlatformError> {
+    /// Sends a motion to `to`; the session's first goes twice, mutter handling the first before the
+    /// second is sent. mutter 48 sets the session's virtual pointer up with its first event, and a
+    /// press right after that first motion reaches no window (a click as a session's first pointer
+    /// action arrived 0 times of 3; after one motion, 5 of 5); mutter 43 needs none of this.
+    fn place_pointer(&self, to: Point) -> Result<(), PlatformError> {
         let m = self.motion(to)?;
-        self.send_releasing(&[m])?;
+        if !self.pointer_placed.swap(true, Ordering::Relaxed) {
+            self.send_releasing(std::slice::from_ref(&m))?;
+            self.wait_for_compositor();
+        }
+        self.send_releasing(&[m])
+    }
+
+    /// Waits until mutter has been idle a moment (it has handled what was sent), or the ceiling.
+    fn wait_for_compositor(&self) {
         if let Some(pid) = self.session.compositor_pid() {
             let rule = IdleRule::quiet(MOTION_QUIET, MOTION_CEILING);
             if let Idle::StillBusy { waited } = wait_until_idle(&[pid], &rule) {
                 log::debug!("mutter still busy {waited:?} after a motion");
             }
         }
+    }
+
+    /// Moves the pointer to `to` and waits until mutter has handled the move (see the module docs).
+    fn arrive(&self, to: Point) -> Result<(), PlatformError> {
+        self.place_pointer(to)?;
+        self.wait_for_compositor();
         Ok(())
     }
 
@@ -385,8 +406,7 @@ fn text_events(text: &str) -> Result<Vec<Notify>, PlatformError> {
 
 impl Input for MutterInput {
     fn move_pointer(&self, to: Point) -> Result<(), PlatformError> {
-        let m = self.motion(to)?;
-        self.send_releasing(&[m])
+        self.place_pointer(to)
     }
 
     fn click(&self, at: Point, button: MouseButton, count: u8) -> Result<(), PlatformError> {

@@ -65,14 +65,16 @@ fn open_overview(sandbox: &Sandbox) {
     assert!(status.success(), "opening the overview: {status}");
 }
 
-/// A private GNOME desktop and its `Desktop`, with AT-SPI and without OCR.
-fn gnome() -> (Sandbox, Desktop) {
+/// A private GNOME desktop and its `Desktop`, with AT-SPI and without OCR: the machine's GNOME
+/// Shell, or (`gnome_root`) one from that root file system.
+fn gnome_from(gnome_root: Option<std::path::PathBuf>) -> (Sandbox, Desktop) {
     let sandbox = Sandbox::start(SandboxOptions {
         session: Session::Gnome,
         parent_death_signal: false,
+        gnome_root,
         ..SandboxOptions::default()
     })
-    .expect("a GNOME sandbox (run scripts/setup-desktop)");
+    .expect("a GNOME sandbox (run scripts/setup-desktop, and scripts/setup-trixie for GNOME 48)");
     let mut launch = LaunchEnv::new(sandbox.env(), sandbox.root().join("browser"));
     launch.removed = REMOVED_ENV.iter().map(|s| s.to_string()).collect();
     let options = GnomeOptions::new(sandbox.bus_address(), sandbox.pipewire_socket(), launch);
@@ -81,10 +83,26 @@ fn gnome() -> (Sandbox, Desktop) {
     (sandbox, desktop)
 }
 
+fn gnome() -> (Sandbox, Desktop) {
+    gnome_from(None)
+}
+
+/// GNOME Shell 48, from the Debian 13 root file system `scripts/setup-trixie` makes.
+fn gnome_48() -> (Sandbox, Desktop) {
+    gnome_from(Some(handrail_sandbox::trixie_gnome_root()))
+}
+
 #[test]
 fn the_engine_works_a_gtk_app_on_gnome_and_its_guards_hold() {
-    let (sandbox, desktop) = gnome();
+    engine_works_a_gtk_app(gnome());
+}
 
+#[test]
+fn the_engine_works_a_gtk_app_on_gnome_48_and_its_guards_hold() {
+    engine_works_a_gtk_app(gnome_48());
+}
+
+fn engine_works_a_gtk_app((sandbox, desktop): (Sandbox, Desktop)) {
     let mut command = sandbox.command("/usr/bin/python3");
     command.arg(concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/apps/probe_gtk.py"));
     let mut app = LineApp::spawn(command);
@@ -159,7 +177,15 @@ fn terminal_of(engine: &Engine) -> (String, String) {
 /// shell received is the file it wrote — and a destructive line refused before anything is typed.
 #[test]
 fn a_terminal_on_gnome_runs_a_pasted_line_and_a_destructive_one_is_refused() {
-    let (sandbox, desktop) = gnome();
+    terminal_runs_a_pasted_line(gnome());
+}
+
+#[test]
+fn a_terminal_on_gnome_48_runs_a_pasted_line_and_a_destructive_one_is_refused() {
+    terminal_runs_a_pasted_line(gnome_48());
+}
+
+fn terminal_runs_a_pasted_line((sandbox, desktop): (Sandbox, Desktop)) {
     let mut engine = Engine::new(desktop, Config { vision: Vision::Capable, ..Config::default() });
     engine.begin_turn(Turn {
         id: "gnome-terminal".into(),

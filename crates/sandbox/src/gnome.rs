@@ -25,8 +25,11 @@
 //! GNOME Shell draws with a software renderer (no GPU needed) and runs as the sandbox's owner, root
 //! included.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+
+use crate::error::SandboxError;
 
 /// PipeWire's socket in the runtime directory.
 pub const PIPEWIRE_SOCKET: &str = "pipewire-0";
@@ -39,6 +42,17 @@ pub const LOGIND_NAME: &str = "org.freedesktop.login1";
 /// The private system bus's socket in the runtime directory.
 pub const SYSTEM_BUS_SOCKET: &str = "system_bus";
 
+/// Where `scripts/setup-trixie` makes the root file system with GNOME 48 (Debian 13), unless
+/// [`GNOME_ROOT_VAR`] names another.
+pub const DEFAULT_GNOME_ROOT: &str = "/var/cache/handrail/trixie-gnome";
+/// The variable naming the GNOME 48 root file system's place (read by the tests and scripts).
+pub const GNOME_ROOT_VAR: &str = "HANDRAIL_GNOME_ROOT";
+
+/// The GNOME 48 root file system's place: [`GNOME_ROOT_VAR`], else [`DEFAULT_GNOME_ROOT`].
+pub fn trixie_gnome_root() -> PathBuf {
+    std::env::var_os(GNOME_ROOT_VAR).filter(|v| !v.is_empty()).map_or_else(|| DEFAULT_GNOME_ROOT.into(), PathBuf::from)
+}
+
 /// The programs a GNOME session needs, located before anything starts.
 #[derive(Debug, Clone)]
 pub struct Programs {
@@ -49,6 +63,63 @@ pub struct Programs {
     pub python: PathBuf,
     /// Asks a bus whether a name has its owner yet, and closes the overview.
     pub dbus_send: PathBuf,
+    /// Where GNOME Shell, PipeWire and WirePlumber come from when not the machine's own (their
+    /// paths above are then paths inside it).
+    pub root_fs: Option<RootFs>,
+}
+
+/// A root file system the GNOME session's own programs run from, through bubblewrap.
+#[derive(Debug, Clone)]
+pub struct RootFs {
+    bwrap: PathBuf,
+    root: PathBuf,
+}
+
+/// Where a program is looked for inside a root file system.
+const ROOT_FS_BIN: &str = "usr/bin";
+
+impl RootFs {
+    /// A root file system at `root`, entered with the `bwrap` program; it must hold a system.
+    pub fn open(bwrap: PathBuf, root: PathBuf) -> Result<RootFs, SandboxError> {
+        if !root.join(ROOT_FS_BIN).is_dir() {
+            return Err(SandboxError::InvalidOption(format!(
+                "GNOME root {}: no {ROOT_FS_BIN} there; make one with scripts/setup-trixie",
+                root.display()
+            )));
+        }
+        Ok(RootFs { bwrap, root })
+    }
+
+    /// `program`'s path inside the root file system, if it is installed there.
+    pub fn require(&self, program: &str, package: &'static str) -> Result<PathBuf, SandboxError> {
+        let inside = Path::new("/").join(ROOT_FS_BIN).join(program);
+        if self.root.join(ROOT_FS_BIN).join(program).is_file() {
+            return Ok(inside);
+        }
+        Err(SandboxError::MissingProgram {
+            program: program.to_owned(),
+            package,
+            searched: format!("{} (the GNOME root file system)", self.root.join(ROOT_FS_BIN).display()),
+        })
+    }
+
+    pub fn bwrap(&self) -> &Path {
+        &self.bwrap
+    }
+
+    /// bubblewrap's arguments before the program: the tree as `/`, a private `/dev` and this
+    /// sandbox's `/proc`, and `shared` (the sandbox's directory) at its own path. Everything else
+    /// of the machine stays out of sight; the environment is passed on as it is.
+    pub fn args(&self, shared: &Path) -> Vec<OsString> {
+        let mut args: Vec<OsString> = Vec::new();
+        args.extend(["--bind".into(), self.root.clone().into_os_string(), "/".into()]);
+        args.extend(["--dev".into(), "/dev".into(), "--proc".into(), "/proc".into()]);
+        args.extend(["--bind".into(), shared.as_os_str().to_owned(), shared.as_os_str().to_owned()]);
+        // No --die-with-parent: it fires when the *thread* that spawned bwrap ends. bwrap stays in
+        // the sandbox's process group and under its reaper, as every other process of it does.
+        args.push("--".into());
+        args
+    }
 }
 
 /// GNOME Shell's arguments for a virtual monitor of `size`.

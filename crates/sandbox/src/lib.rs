@@ -68,6 +68,7 @@ mod x11;
 
 pub use apps::{AppProcess, ClosedApp, ClosedApps, SandboxProcesses};
 pub use error::SandboxError;
+pub use gnome::{trixie_gnome_root, DEFAULT_GNOME_ROOT, GNOME_ROOT_VAR};
 pub use log::log_to_stderr;
 pub use procs::{marked_processes, MARKER_VAR};
 pub use sandbox::{run_inside, Sandbox, SandboxOptions, Session, Shutdown, StartTimings, StopReport, REMOVED_ENV};

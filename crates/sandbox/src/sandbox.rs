@@ -64,6 +64,13 @@ pub struct SandboxOptions {
     /// GLX costs each desktop ~55 MB of RSS (Mesa's LLVM mapped into the X server, 11 MB of it
     /// private). Turn it on for apps that need OpenGL (3D programs, some Qt Quick apps). X11 only.
     pub opengl: bool,
+    /// GNOME only: run GNOME Shell, PipeWire and WirePlumber from this root file system instead of
+    /// the machine's own — a newer GNOME beside an older system (a Debian 13 tree with GNOME 48:
+    /// `scripts/setup-trixie`). They run through bubblewrap with the tree as `/` and the
+    /// sandbox's own directory bound at its path (buses, sockets, home and logs live there);
+    /// everything else (the session and system buses, the logind stand-in, the apps) stays the
+    /// machine's.
+    pub gnome_root: Option<PathBuf>,
 }
 
 /// Which desktop a sandbox runs.
@@ -99,6 +106,7 @@ impl Default for SandboxOptions {
             desktop_user: None,
             parent_death_signal: true,
             opengl: false,
+            gnome_root: None,
         }
     }
 }
@@ -249,10 +257,18 @@ impl Programs {
                 xvfb: None,
                 sway: if gnome { None } else { Some(require("sway", "sway")?) },
                 gnome: if gnome {
+                    let root_fs = match &opts.gnome_root {
+                        Some(root) => Some(gnome::RootFs::open(require("bwrap", "bubblewrap")?, root.clone())?),
+                        None => None,
+                    };
+                    let program = |name: &str, package: &'static str| match &root_fs {
+                        Some(fs) => fs.require(name, package),
+                        None => require(name, package),
+                    };
                     Some(gnome::Programs {
-                        gnome_shell: require("gnome-shell", "gnome-shell")?,
-                        pipewire: require("pipewire", "pipewire")?,
-                        wireplumber: require("wireplumber", "wireplumber")?,
+                        gnome_shell: program("gnome-shell", "gnome-shell")?,
+                        pipewire: program("pipewire", "pipewire")?,
+                        wireplumber: program("wireplumber", "wireplumber")?,
                         python: gnome::find_dbusmock_python(procs::which("python3")).ok_or_else(|| {
                             SandboxError::MissingProgram {
                                 program: "python3 -m dbusmock".to_owned(),
@@ -261,6 +277,7 @@ impl Programs {
                             }
                         })?,
                         dbus_send: require("dbus-send", "dbus")?,
+                        root_fs,
                     })
                 } else {
                     None
@@ -311,6 +328,17 @@ fn validate(opts: &SandboxOptions) -> Result<(), SandboxError> {
     }
     if opts.step_timeout.is_zero() {
         return Err(SandboxError::InvalidOption("step_timeout must be > 0".into()));
+    }
+    if let Some(root) = &opts.gnome_root {
+        if opts.session != Session::Gnome {
+            return Err(SandboxError::InvalidOption(format!(
+                "a GNOME root file system ({}) is for GNOME sessions only",
+                root.display()
+            )));
+        }
+        if !root.is_absolute() {
+            return Err(SandboxError::InvalidOption(format!("GNOME root {}: give an absolute path", root.display())));
+        }
     }
     Ok(())
 }
@@ -913,11 +941,44 @@ impl Sandbox {
         Ok(())
     }
 
+    /// One of the GNOME session's own processes: the machine's `program`, or the root file
+    /// system's through bubblewrap.
+    fn gnome_command(&self, programs: &gnome::Programs, program: &Path, log: &Path) -> Result<Command, SandboxError> {
+        match &programs.root_fs {
+            None => self.infra_command(program, log),
+            Some(fs) => {
+                let mut cmd = self.infra_command(fs.bwrap(), log)?;
+                cmd.args(fs.args(&self.root)).arg(program);
+                Ok(cmd)
+            }
+        }
+    }
+
+    /// The major release of the GNOME Shell this session runs (`gnome-shell --version`), which
+    /// decides the format of handrail's extension.
+    fn shell_release(&self, programs: &gnome::Programs) -> Result<u32, SandboxError> {
+        const STEP: &str = "compositor (gnome-shell): its version";
+        let log = self.logs.join("gnome-shell-version.log");
+        let mut cmd = self.gnome_command(programs, &programs.gnome_shell, &log)?;
+        let program = cmd.get_program().to_string_lossy().into_owned();
+        let out = cmd.arg("--version").stdout(Stdio::piped()).output().map_err(|source| SandboxError::Spawn {
+            step: STEP,
+            program,
+            source,
+        })?;
+        let printed = String::from_utf8_lossy(&out.stdout);
+        handrail_gnome_extension::shell_release(&printed).ok_or_else(|| SandboxError::StepFailed {
+            step: STEP,
+            detail: format!("`gnome-shell --version` printed {:?} ({})", printed.trim(), out.status),
+            stderr: tail_file(&log),
+        })
+    }
+
     /// Starts PipeWire, waits for its socket, and starts WirePlumber beside it.
     fn start_media(&mut self, programs: &gnome::Programs) -> Result<(), SandboxError> {
         const STEP: &str = "PipeWire";
         let log = self.logs.join("pipewire.log");
-        self.spawn_tracked("pipewire", STEP, self.infra_command(&programs.pipewire, &log)?)?;
+        self.spawn_tracked("pipewire", STEP, self.gnome_command(programs, &programs.pipewire, &log)?)?;
         let socket = self.runtime_dir.join(gnome::PIPEWIRE_SOCKET);
         let deadline = self.deadline();
         while !socket.exists() {
@@ -927,7 +988,7 @@ impl Sandbox {
             self.poll_again(STEP, deadline, &log)?;
         }
         let log = self.logs.join("wireplumber.log");
-        let manager = self.infra_command(&programs.wireplumber, &log)?;
+        let manager = self.gnome_command(programs, &programs.wireplumber, &log)?;
         self.spawn_tracked("wireplumber", "session manager (wireplumber)", manager)
     }
 
@@ -962,7 +1023,13 @@ impl Sandbox {
     /// desktops, its Wayland socket and the extension, with the login overview closed.
     fn start_shell(&mut self, programs: &gnome::Programs) -> Result<(), SandboxError> {
         const STEP: &str = "compositor (gnome-shell)";
-        handrail_gnome_extension::install(&self.data_home)
+        let release = self.shell_release(programs)?;
+        let format = handrail_gnome_extension::Format::for_shell(release).map_err(|e| SandboxError::StepFailed {
+            step: STEP,
+            detail: e.to_string(),
+            stderr: String::new(),
+        })?;
+        handrail_gnome_extension::install(&self.data_home, format)
             .map_err(|e| SandboxError::io("installing handrail's GNOME Shell extension", e.source))?;
         let keyfile = gnome::settings_keyfile_path(&self.config_home);
         if let Some(dir) = keyfile.parent() {
@@ -971,7 +1038,7 @@ impl Sandbox {
         fs::write(&keyfile, gnome::settings_keyfile())
             .map_err(|e| SandboxError::io(format!("writing {}", keyfile.display()), e))?;
         let log = self.logs.join("gnome-shell.log");
-        let mut cmd = self.infra_command(&programs.gnome_shell, &log)?;
+        let mut cmd = self.gnome_command(programs, &programs.gnome_shell, &log)?;
         cmd.args(gnome::shell_args(self.opts.size));
         for var in ["DISPLAY", "WAYLAND_DISPLAY", "SWAYSOCK"] {
             cmd.env_remove(var);
@@ -979,8 +1046,8 @@ impl Sandbox {
         self.spawn_tracked("gnome-shell", STEP, cmd)?;
         let socket = self.runtime_dir.join(gnome::WAYLAND_NAME);
         // A headless shell on a busy machine takes seconds to start (a software renderer compiles
-        // its shaders): twice the usual step.
-        let deadline = self.deadline() + self.opts.step_timeout;
+        // its shaders; 2 s when idle, over 20 s seen beside a loaded test run): three usual steps.
+        let deadline = self.deadline() + 2 * self.opts.step_timeout;
         let has = |sb: &Self, name: &str| sb.bus_has_owner(&programs.dbus_send, "--session", name, STEP, deadline);
         loop {
             if let Some(status) = self.exited("gnome-shell") {

@@ -8,6 +8,7 @@ use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::Duration;
 
+use handrail_gnome_extension::Format;
 use handrail_sandbox::{marked_processes, Sandbox, SandboxOptions, Session};
 
 fn alive(pid: u32) -> bool {
@@ -34,6 +35,54 @@ fn probe() -> PathBuf {
 fn a_gnome_desktop_runs_gtk_apps_on_gnome_shell_and_is_fully_removed() {
     let opts = SandboxOptions { session: Session::Gnome, parent_death_signal: false, ..SandboxOptions::default() };
     let sb = Sandbox::start(opts).expect("start a GNOME sandbox (run scripts/setup-desktop)");
+    runs_gtk_apps_and_is_fully_removed(sb, Format::Script);
+}
+
+#[test]
+fn a_gnome_48_desktop_from_its_root_file_system_runs_the_machines_gtk_apps_and_is_fully_removed() {
+    let root = handrail_sandbox::trixie_gnome_root();
+    let opts = SandboxOptions {
+        session: Session::Gnome,
+        gnome_root: Some(root.clone()),
+        parent_death_signal: false,
+        ..SandboxOptions::default()
+    };
+    let sb = Sandbox::start(opts)
+        .unwrap_or_else(|e| panic!("start GNOME 48 from {} (run scripts/setup-trixie): {e}", root.display()));
+    // It is GNOME Shell 48's own: the binary the session runs is the root file system's.
+    let shell = named(&sb, "gnome-shell").expect("gnome-shell runs");
+    let exe = std::fs::read_link(format!("/proc/{shell}/exe")).expect("its executable");
+    let inside = std::fs::metadata(root.join("usr/bin/gnome-shell")).expect("the root's gnome-shell");
+    let running = std::fs::metadata(format!("/proc/{shell}/exe")).expect("the running one");
+    use std::os::unix::fs::MetadataExt;
+    assert_eq!((running.dev(), running.ino()), (inside.dev(), inside.ino()), "{} is not the root's", exe.display());
+    runs_gtk_apps_and_is_fully_removed(sb, Format::Module);
+}
+
+#[test]
+fn a_root_file_system_is_for_gnome_sessions_and_must_hold_a_system() {
+    let empty = std::env::temp_dir().join(format!("handrail-empty-root-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).expect("a directory");
+    let gnome = |root: &Path| SandboxOptions {
+        session: Session::Gnome,
+        gnome_root: Some(root.to_owned()),
+        parent_death_signal: false,
+        ..SandboxOptions::default()
+    };
+    let refused = Sandbox::start(gnome(&empty)).expect_err("an empty tree is no system");
+    assert!(refused.to_string().contains("scripts/setup-trixie"), "{refused}");
+    let refused = Sandbox::start(gnome(Path::new("relative/root"))).expect_err("a relative path");
+    assert!(refused.to_string().contains("absolute"), "{refused}");
+    let x11 =
+        SandboxOptions { gnome_root: Some(empty.clone()), parent_death_signal: false, ..SandboxOptions::default() };
+    let refused = Sandbox::start(x11).expect_err("X11 has no GNOME Shell");
+    assert!(refused.to_string().contains("GNOME sessions only"), "{refused}");
+    let _ = std::fs::remove_dir_all(&empty);
+}
+
+/// What every GNOME sandbox must be: its shell, buses and media running, handrail's extension in
+/// `format` installed, a GTK app of the machine mapping a window, and nothing left after stop.
+fn runs_gtk_apps_and_is_fully_removed(sb: Sandbox, format: Format) {
     eprintln!("start timings: {:?}", sb.timings());
     assert!(sb.is_wayland() && sb.session() == Session::Gnome);
     assert!(sb.sway_ipc().is_none());
@@ -54,7 +103,7 @@ fn a_gnome_desktop_runs_gtk_apps_on_gnome_shell_and_is_fully_removed() {
     let media: Vec<u32> = ["pipewire", "wireplumber"].iter().filter_map(|c| named(&sb, c)).collect();
     assert_eq!(media.len(), 2, "pipewire and wireplumber run: {:?}", sb.processes());
     let extension = handrail_gnome_extension::install_dir(&sb.home().join(".local/share"));
-    assert!(handrail_gnome_extension::is_installed(&sb.home().join(".local/share")), "{}", extension.display());
+    assert!(handrail_gnome_extension::is_installed(&sb.home().join(".local/share"), format), "{}", extension.display());
 
     // A GTK app maps a window on it (the probe says ready once its window is mapped).
     let mut app = sb
