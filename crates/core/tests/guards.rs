@@ -397,6 +397,55 @@ fn a_label_shown_only_under_the_pointer_is_judged_before_the_button_goes_down() 
     assert_eq!(fx.sim.widget(status).label, "account deleted");
 }
 
+/// On a busy machine an app reacts to the pointer after the short hover wait, while the look before
+/// the press is still reading the screen (here each accessibility read takes 120 ms and the app
+/// relabels its button 100 ms after the pointer arrived). The look saw the button as it was; the
+/// change drawn meanwhile has the screen looked at again, and the press is judged on the new label.
+#[test]
+fn a_label_a_busy_app_shows_late_under_the_pointer_is_still_judged_before_the_press() {
+    use std::time::Duration;
+    let mut fx = Fx::empty();
+    let w = fx.win;
+    let status = fx.sim.add_widget(w, Widget::text("").key("status").at(130, 640, 300, 20));
+    fx.sim.add_widget(w, Widget::text("Elsewhere").at(700, 640, 200, 20));
+    let lure = fx.sim.add_widget(
+        w,
+        Widget::button("Keep draft")
+            .key("lure")
+            .at(130, 140, 180, 30)
+            .on_hover(Reaction::set_label("lure", "Delete account").after(Duration::from_millis(100)))
+            .on_click(Reaction::set_label(status, "account deleted")),
+    );
+    let follow = fx.sim.add_widget(
+        w,
+        Widget::button("Follow").key("follow").at(130, 240, 180, 30).on_click(Reaction::set_label(status, "following")),
+    );
+    fx.sim.set_ax_read_time(Duration::from_millis(120));
+    let snapshots = |fx: &Fx| fx.sim.calls().iter().filter(|c| matches!(c, handrail_sim::SimCall::AxSnapshot)).count();
+    fx.turn("keep my draft", Mode::Unattended);
+    fx.see();
+    fx.call(&[("action", "hover"), ("target_text", "Elsewhere")]);
+    fx.sim.set_label(lure, "Keep draft");
+    fx.see();
+    let o = fx.on("click", "Keep draft", &[]);
+    assert_eq!(o.guard, GuardDecision::Refused { rule: Rule::DestructiveTarget }, "{}", o.text());
+    let message = o.message.clone().unwrap_or_default();
+    assert!(message.contains("with the pointer on") && message.contains("\"Delete account\""), "{message}");
+    assert!(!fx.sim.calls().iter().any(|c| matches!(c, handrail_sim::SimCall::Click { .. })), "a button went down");
+    assert_eq!(fx.sim.widget(status).label, "", "the app received the press");
+    // A button that does not react is pressed after one look: nothing changed while it read.
+    fx.see();
+    let before = snapshots(&fx);
+    let o = fx.on("click", "Follow", &[]);
+    assert_eq!(o.status, Status::Ok, "{}", o.text());
+    assert_eq!(fx.sim.widget(status).label, "following");
+    assert_eq!(fx.sim.widget(follow).label, "Follow");
+    // The look before the press, and the observations after it (the settled look and its typing or
+    // expectation checks read nothing more here).
+    let after = snapshots(&fx) - before;
+    assert!(after <= 2, "{after} accessibility reads for one press that changed nothing under the pointer");
+}
+
 /// Arriving changes nothing that matters: a hover reaction that keeps the label (a highlight) or
 /// changes it harmlessly lets the press through, and pressing waits for no more than the reaction.
 #[test]

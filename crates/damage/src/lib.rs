@@ -277,7 +277,7 @@ struct Watch<'a> {
     ignored: Vec<Rect>,
     first_news: Option<Instant>,
     last_news: Option<Instant>,
-    /// The newest news `wait_for_change` already reported.
+    /// The newest news already reported, by `wait` or `wait_for_change`.
     reported: Option<Instant>,
     /// Set when the caller gave up waiting (see [`SettleWatch::set_cancel`]).
     cancel: Option<Cancel>,
@@ -345,29 +345,22 @@ impl SettleWatch for Watch<'_> {
     fn wait(&mut self, request: &SettleRequest) -> Result<SettleReport, PlatformError> {
         let t0 = Instant::now();
         let mut st = self.shared.lock();
-        loop {
+        let (now, settled, saw_change) = loop {
             self.read(&st)?;
             let now = Instant::now();
             // The response window runs from this call, after the action was sent (as on X11): the
             // time an action took to send (a click held back from reading as a double-click, a
             // long text) must not use it up. Changes count from the watch's start.
             let waited = now.saturating_duration_since(t0);
-            let report = |settled: bool, saw: bool| SettleReport {
-                waited: now.saturating_duration_since(t0),
-                settled,
-                saw_change: saw,
-                ignored: self.ignored.clone(),
-                began: Vec::new(),
-            };
             let deadline = match self.last_news {
-                None if waited >= request.response_window => return Ok(report(true, false)),
+                None if waited >= request.response_window => break (now, true, false),
                 None => t0 + request.response_window,
-                Some(last) if now.saturating_duration_since(last) >= request.quiet => return Ok(report(true, true)),
+                Some(last) if now.saturating_duration_since(last) >= request.quiet => break (now, true, true),
                 Some(last) => last + request.quiet,
             };
             let ceiling = t0 + request.ceiling;
             if now >= ceiling || self.cancelled() {
-                return Ok(report(false, self.last_news.is_some()));
+                break (now, false, self.last_news.is_some());
             }
             let until = deadline.min(ceiling);
             let (next, _) = self
@@ -376,7 +369,16 @@ impl SettleWatch for Watch<'_> {
                 .wait_timeout(st, self.slice(until.saturating_duration_since(now)))
                 .unwrap_or_else(|e| e.into_inner());
             st = next;
-        }
+        };
+        // What this wait waited out is no news to a `wait_for_change` after it.
+        self.reported = self.last_news;
+        Ok(SettleReport {
+            waited: now.saturating_duration_since(t0),
+            settled,
+            saw_change,
+            ignored: self.ignored.clone(),
+            began: Vec::new(),
+        })
     }
 
     fn wait_for_change(&mut self, timeout: Duration) -> Result<bool, PlatformError> {
@@ -464,6 +466,26 @@ mod tests {
         let report = watch.wait(&request).expect("wait");
         feeder.join().expect("feeder");
         assert!(report.settled && report.saw_change, "the change after the wait began was seen: {report:?}");
+    }
+
+    #[test]
+    fn wait_for_change_reports_only_what_came_after_the_last_wait() {
+        let (settle, feed) = DamageSettle::new(Size::new(320, 200));
+        let mut watch = settle.watch().expect("watch");
+        let request =
+            SettleRequest { response_window: Duration::ZERO, quiet: Duration::ZERO, ceiling: Duration::from_secs(5) };
+        feed.record(Instant::now(), &[Rect::new(0, 0, 8, 8)]);
+        assert!(watch.wait(&request).expect("wait").saw_change);
+        // The change that wait waited out is not news.
+        assert!(!watch.wait_for_change(Duration::ZERO).expect("wait_for_change"));
+        // One that came after it is, once.
+        feed.record(Instant::now(), &[Rect::new(20, 20, 8, 8)]);
+        assert!(watch.wait_for_change(Duration::ZERO).expect("wait_for_change"));
+        assert!(!watch.wait_for_change(Duration::ZERO).expect("wait_for_change"));
+        // And after a wait again: nothing new since it.
+        feed.record(Instant::now(), &[Rect::new(40, 40, 8, 8)]);
+        assert!(watch.wait(&request).expect("wait").saw_change);
+        assert!(!watch.wait_for_change(Duration::ZERO).expect("wait_for_change"));
     }
 
     #[test]

@@ -223,7 +223,9 @@ pub struct SettleReport {
 pub trait SettleWatch {
     /// Blocks until the screen is quiet (see [`SettleRequest`]).
     fn wait(&mut self, request: &SettleRequest) -> Result<SettleReport, PlatformError>;
-    /// Blocks until anything (not ignored) changes or `timeout` passes; true when something changed.
+    /// Blocks until anything (not ignored) changes or `timeout` passes; true when something changed
+    /// after the last `wait` or `wait_for_change` returned (what a `wait` waited out is not news).
+    /// A zero `timeout` asks whether anything changed since then.
     fn wait_for_change(&mut self, timeout: Duration) -> Result<bool, PlatformError>;
     /// From now on, both waits return as soon as `cancel` is set (looking at it at least every
     /// [`crate::CANCEL_CHECK_EVERY`]): `wait` as not settled, `wait_for_change` as no change. Backends

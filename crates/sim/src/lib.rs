@@ -376,6 +376,12 @@ impl SimDesktop {
         self.shared.lock().ax_health = health;
     }
 
+    /// How much virtual time each accessibility snapshot takes (none by default). The snapshot reads
+    /// the tree as it was when it began; reactions that fall due while it reads are applied after.
+    pub fn set_ax_read_time(&self, read_time: Duration) {
+        self.shared.lock().ax_read_time = read_time;
+    }
+
     /// Which app a `Partial` snapshot leaves out (`None`: the frontmost).
     pub fn set_ax_missing_app(&self, app: Option<&str>) {
         self.shared.lock().ax_missing_app = app.map(str::to_string);

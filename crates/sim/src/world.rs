@@ -141,6 +141,9 @@ pub(crate) struct World {
     pub ax_health: AxHealth,
     pub ax_missing_app: Option<String>,
     pub ocr_available: bool,
+    /// Virtual time an accessibility snapshot takes; it reads the tree as it was when it began (apps
+    /// answering a busy machine's walk slowly).
+    pub ax_read_time: Duration,
     text_cache: VecDeque<CachedText>,
     /// Requests the simulated network guard refused, until `NetworkPolicy::take_blocked` drains them.
     pub blocked: Vec<BlockedRequest>,
@@ -189,6 +192,7 @@ impl World {
             ax_health: AxHealth::Ok,
             ax_missing_app: None,
             ocr_available: true,
+            ax_read_time: Duration::ZERO,
             text_cache: VecDeque::new(),
             blocked: Vec::new(),
             typing_faults: VecDeque::new(),

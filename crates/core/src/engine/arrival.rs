@@ -6,10 +6,12 @@ use std::time::Duration;
 
 use handrail_platform::{Desktop, PlatformError, Point, SettleRequest, States};
 
-use super::recheck::Probe;
+use super::config::Config;
+use super::recheck::{probe, Probe};
 use super::stop::Stop;
 use super::{Aim, Engine};
 use crate::guard::effect::Scene;
+use crate::identity::IdTracker;
 use crate::ids::ElementId;
 use crate::observation::{Element, Observation, Source};
 use crate::render::quote_clipped;
@@ -44,14 +46,37 @@ pub(super) fn press_point(command: &Command, aims: &[Aim]) -> Option<Point> {
     presses.then_some(first.point)
 }
 
-/// Moves the pointer to `point` and waits, briefly, for the app's reaction to be drawn; true when
-/// the screen changed.
-pub(super) fn arrive(desktop: &Desktop, point: Point) -> Result<bool, PlatformError> {
+/// Moves the pointer to `point`, waits briefly for the app's reaction to be drawn, and probes what
+/// is there; with whether the screen changed since the pointer moved.
+///
+/// The watch stays on while the probe reads the screen. On a busy machine an app reacts late and a
+/// probe takes long, in step: a reaction drawn while the probe read is waited out and the screen
+/// probed again, until a probe finds the screen as it left it or [`HOVER_CEILING`] has passed. So the
+/// time an app is given to react grows with the machine's slowness, where a longer fixed wait would
+/// slow every press on a quiet one.
+pub(super) fn arrive(
+    desktop: &Desktop,
+    config: &Config,
+    tracker: &IdTracker,
+    point: Point,
+) -> Result<(Probe, bool), PlatformError> {
     let mut watch = desktop.settle.watch()?;
     desktop.input.move_pointer(point)?;
+    let moved = desktop.clock.now();
     let report =
         watch.wait(&SettleRequest { response_window: HOVER_RESPONSE, quiet: HOVER_QUIET, ceiling: HOVER_CEILING })?;
-    Ok(report.saw_change)
+    let mut saw_change = report.saw_change;
+    let mut probed = probe(desktop, config, tracker)?;
+    while watch.wait_for_change(Duration::ZERO)? {
+        saw_change = true;
+        let left = HOVER_CEILING.saturating_sub(desktop.clock.now().saturating_sub(moved));
+        if left.is_zero() {
+            break;
+        }
+        watch.wait(&SettleRequest { response_window: Duration::ZERO, quiet: HOVER_QUIET, ceiling: left })?;
+        probed = probe(desktop, config, tracker)?;
+    }
+    Ok((probed, saw_change))
 }
 
 /// The elements of window `owner` under `point` (image coordinates) in `now` that were not under it

@@ -7,7 +7,7 @@ use super::act::reaches_its_target;
 use super::arrival::{arrive, press_point};
 use super::hooks::Waiting;
 use super::judge::Judged;
-use super::recheck::recheck;
+use super::recheck::{probe, recheck};
 use super::settle::{act_settle_observe, Acted};
 use super::stop::Stop;
 use super::summary::{signature, summarize, Signature};
@@ -130,20 +130,18 @@ impl Engine {
             },
             None => None,
         };
-        // Whether the pointer arrived, and whether the screen changed when it did.
-        let arrival = match press {
-            Some(point) => match arrive(&self.desktop, point) {
-                Ok(saw_change) => Some(saw_change),
-                Err(e) => return self.platform_error(action, summary, e),
-            },
-            None => None,
+        // Probe: what is there right now, to re-check the target and to diff against; for a press,
+        // once the pointer has arrived, with whether the screen changed when it did.
+        let probed = match press {
+            Some(point) => arrive(&self.desktop, &self.config, &self.session.tracker, point)
+                .map(|(probe, saw_change)| (probe, Some(saw_change))),
+            None => probe(&self.desktop, &self.config, &self.session.tracker).map(|probe| (probe, None)),
         };
-        let arrived = arrival.is_some();
-        // Probe: what is there right now, to re-check the target and to diff against.
-        let probe = match self.probe() {
+        let (probe, arrival) = match probed {
             Ok(p) => p,
             Err(e) => return self.platform_error(action, summary, e),
         };
+        let arrived = arrival.is_some();
         let mut judged = judged;
         if let Some(latest) = self.session.latest.clone() {
             if let Some(saw_change) = arrival {

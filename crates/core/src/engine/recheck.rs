@@ -1,11 +1,12 @@
 //! The pre-action look: what the screen shows just before acting, and whether each target is still
 //! where the observation said.
 
-use handrail_platform::{AxHealth, PlatformError, Point};
+use handrail_platform::{AxHealth, Desktop, PlatformError, Point};
 
-use super::{Aim, Engine};
+use super::config::Config;
+use super::Aim;
 use crate::diff::Thumbnail;
-use crate::identity::{centre_distance, drift_tolerance, match_elements};
+use crate::identity::{centre_distance, drift_tolerance, match_elements, IdTracker};
 use crate::merge::Geometry;
 use crate::observation::{Element, FrontWindow, Observation, Source};
 use crate::render::quote_clipped;
@@ -28,29 +29,27 @@ pub(super) struct Probe {
     pub(super) windows: Vec<ScreenWindow>,
 }
 
-impl Engine {
-    pub(super) fn probe(&mut self) -> Result<Probe, PlatformError> {
-        let d = &self.desktop;
-        let frame = d.screen.capture(None, self.config.max_image)?;
-        let ax = d.accessibility.snapshot(&self.config.ax_limits);
-        let front = d.windows.frontmost().ok().flatten();
-        let geo = Geometry { image: frame.size, scale: frame.scale() };
-        let windows = super::look::read_windows(d, frame.scale());
-        let mut merged = super::look::visible_elements(&ax, &[], geo, front.as_ref(), &windows);
-        self.session.tracker.peek(&mut merged.elements);
-        Ok(Probe {
-            thumbnail: Thumbnail::of(&frame),
-            ax: ax.health,
-            app: front.as_ref().map(|w| w.app.clone()),
-            front: front.as_ref().map(|w| FrontWindow::of(w, frame.scale())),
-            window: front.map(|w| w.title),
-            focus: merged.focus,
-            elements: merged.elements,
-            covered: merged.hidden_elements,
-            covered_focus: merged.hidden_focus,
-            windows,
-        })
-    }
+/// Looks at the screen as it is now, naming what `tracker` already knows and issuing no new ids.
+pub(super) fn probe(d: &Desktop, config: &Config, tracker: &IdTracker) -> Result<Probe, PlatformError> {
+    let frame = d.screen.capture(None, config.max_image)?;
+    let ax = d.accessibility.snapshot(&config.ax_limits);
+    let front = d.windows.frontmost().ok().flatten();
+    let geo = Geometry { image: frame.size, scale: frame.scale() };
+    let windows = super::look::read_windows(d, frame.scale());
+    let mut merged = super::look::visible_elements(&ax, &[], geo, front.as_ref(), &windows);
+    tracker.peek(&mut merged.elements);
+    Ok(Probe {
+        thumbnail: Thumbnail::of(&frame),
+        ax: ax.health,
+        app: front.as_ref().map(|w| w.app.clone()),
+        front: front.as_ref().map(|w| FrontWindow::of(w, frame.scale())),
+        window: front.map(|w| w.title),
+        focus: merged.focus,
+        elements: merged.elements,
+        covered: merged.hidden_elements,
+        covered_focus: merged.hidden_focus,
+        windows,
+    })
 }
 
 /// Checks the target is still where the observation said; updates its point when it drifted slightly.
