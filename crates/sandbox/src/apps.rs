@@ -11,6 +11,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::error::SandboxError;
@@ -53,6 +54,9 @@ pub struct ClosedApps {
     pub closed: Vec<ClosedApp>,
     /// Processes still alive when closing gave up (after SIGKILL and a second grace period).
     pub left: Vec<AppProcess>,
+    /// Socket files the apps listened on outside the sandbox's directory and left behind, removed
+    /// (as at stop).
+    pub removed_sockets: Vec<PathBuf>,
     pub duration: Duration,
 }
 
@@ -61,13 +65,15 @@ pub struct ClosedApps {
 #[derive(Debug, Clone)]
 pub struct SandboxProcesses {
     id: String,
+    /// The sandbox's private directory (sockets inside it go with it).
+    root: PathBuf,
     own: Vec<Own>,
 }
 
 impl SandboxProcesses {
-    pub(crate) fn new(id: &str, own: impl IntoIterator<Item = (&'static str, u32)>) -> Self {
+    pub(crate) fn new(id: &str, root: &Path, own: impl IntoIterator<Item = (&'static str, u32)>) -> Self {
         let own = own.into_iter().filter_map(|(name, pid)| Some(Own { name, pid, start: identity(pid)? })).collect();
-        Self { id: id.to_owned(), own }
+        Self { id: id.to_owned(), root: root.to_path_buf(), own }
     }
 
     /// The sandbox's id (its marker's value).
@@ -114,12 +120,17 @@ impl SandboxProcesses {
         let mut tracked: BTreeMap<u32, (u64, String)> = BTreeMap::new();
         let mut ended: BTreeMap<u32, ClosedApp> = BTreeMap::new();
         let mut terminated: BTreeSet<u32> = BTreeSet::new();
+        let mut sockets: Option<Vec<PathBuf>> = None;
         loop {
             let now = Instant::now();
             for app in self.apps() {
                 if let Some(start) = identity(app.pid) {
                     tracked.entry(app.pid).or_insert((start, app.name));
                 }
+            }
+            if sockets.is_none() {
+                let pids: Vec<u32> = tracked.keys().copied().collect();
+                sockets = Some(crate::sockets::listened_outside(&pids, &self.root));
             }
             tracked.retain(|pid, (start, _)| identity(*pid) == Some(*start));
             if tracked.is_empty() || now >= give_up {
@@ -145,7 +156,8 @@ impl SandboxProcesses {
         let left: Vec<AppProcess> =
             tracked.iter().map(|(&pid, (_, name))| AppProcess { pid, name: name.clone() }).collect();
         let closed = ended.into_values().filter(|c| !left.iter().any(|l| l.pid == c.pid)).collect();
-        ClosedApps { closed, left, duration: t0.elapsed() }
+        let removed_sockets = crate::sockets::remove_abandoned(&sockets.unwrap_or_default());
+        ClosedApps { closed, left, removed_sockets, duration: t0.elapsed() }
     }
 }
 

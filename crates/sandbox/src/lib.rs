@@ -62,6 +62,7 @@ mod reaper;
 mod sandbox;
 mod setup;
 mod signals;
+mod sockets;
 mod watch;
 mod wayland;
 mod x11;

@@ -24,6 +24,7 @@ use crate::procs::{
 };
 use crate::reaper;
 use crate::signals::SignalWatcher;
+use crate::sockets;
 use crate::watch::ExitWatch;
 use crate::wayland;
 use crate::x11;
@@ -150,6 +151,9 @@ pub struct StopReport {
     pub killed: Vec<u32>,
     /// Whether a lock or socket left by the X server had to be removed.
     pub removed_stale_x_files: bool,
+    /// Socket files the sandbox's processes listened on outside its directory and left behind when
+    /// they were ended (LibreOffice's `/tmp/OSL_PIPE_*`), removed.
+    pub removed_sockets: Vec<PathBuf>,
 }
 
 /// Why [`Sandbox::run_until_signal`] returned.
@@ -1257,7 +1261,7 @@ impl Sandbox {
     /// A handle that tells the sandbox's apps from its own processes and closes the apps, for use on
     /// another thread while the sandbox runs (see [`SandboxProcesses`]).
     pub fn process_handle(&self) -> SandboxProcesses {
-        SandboxProcesses::new(&self.id, self.infra.iter().map(|t| (t.name, t.child.id())))
+        SandboxProcesses::new(&self.id, &self.root, self.infra.iter().map(|t| (t.name, t.child.id())))
     }
 
     /// A watch on the sandbox's own processes that another thread can wait on: it says which one
@@ -1459,9 +1463,15 @@ impl Sandbox {
         let mut tracked = BTreeMap::new();
         let mut terminated = BTreeSet::new();
         let mut killed = BTreeSet::new();
+        let mut sockets: Option<Vec<PathBuf>> = None;
         let survivors = loop {
             // Re-scanned every round: a process may fork while others are shutting down.
             self.track_live(&mut tracked);
+            if sockets.is_none() {
+                // Noted before any signal, while the listeners are still there to ask.
+                let pids: Vec<u32> = tracked.keys().copied().collect();
+                sockets = Some(sockets::listened_outside(&pids, &self.root));
+            }
             let now = Instant::now();
             if tracked.is_empty() || now >= give_up {
                 break tracked.keys().copied().collect::<Vec<u32>>();
@@ -1511,6 +1521,10 @@ impl Sandbox {
                 // Xvfb removes these on SIGTERM; after SIGKILL they stay and would block the display.
                 report.removed_stale_x_files = x11::remove_stale(n, xvfb_pid);
             }
+        }
+        report.removed_sockets = sockets::remove_abandoned(&sockets.unwrap_or_default());
+        if !report.removed_sockets.is_empty() {
+            debug!("sandbox {}: removed sockets left behind: {:?}", self.id, report.removed_sockets);
         }
         if let Err(e) = remove_root(&self.root) {
             problems.push(format!("removing {}: {e}", self.root.display()));

@@ -305,6 +305,70 @@ fn apps_and_their_reparented_helpers_die_on_stop() {
     assert_all_gone(&id, &all, &root, n);
 }
 
+/// A Python process listening on a Unix socket at `path` until it is killed; it prints `ready` once
+/// listening. SIGTERM ends it at once, leaving the socket file (as it leaves LibreOffice's).
+const LISTENER: &str = "import socket, sys, time\n\
+s = socket.socket(socket.AF_UNIX)\n\
+s.bind(sys.argv[1])\n\
+s.listen()\n\
+print('ready', flush=True)\n\
+time.sleep(300)\n";
+
+/// A listener started by [`listen`]; dropping it ends the process and removes its socket file, also
+/// when an assertion failed.
+struct Listener {
+    child: Child,
+    path: PathBuf,
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+fn listen(mut command: Command, path: &Path) -> Listener {
+    command.args(["-c", LISTENER]).arg(path).stdout(Stdio::piped()).stderr(Stdio::null());
+    let mut child = command.spawn().expect("python3 starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let listener = Listener { child, path: path.to_path_buf() };
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line).expect("listener's line");
+    assert_eq!(line.trim(), "ready", "the listener is listening at {}", path.display());
+    listener
+}
+
+/// An app of the desktop that listens outside the sandbox's directory (LibreOffice binds its
+/// `/tmp/OSL_PIPE_*` whatever TMPDIR says) leaves its socket file when it is ended: closing the apps
+/// and the stop remove it. A socket someone else listens on beside it stays, as does its listener.
+#[test]
+fn sockets_the_desktop_left_outside_its_directory_are_removed() {
+    let _g = one_at_a_time();
+    init_log();
+    let tag = format!("{}-{}", std::process::id(), Instant::now().elapsed().as_nanos());
+    let path = |name: &str| std::env::temp_dir().join(format!("handrail-sandbox-test-{name}-{tag}.sock"));
+    let (closed_app, stopped_app, someone_elses) = (path("closed"), path("stopped"), path("other"));
+    let sb = Sandbox::start(SandboxOptions::default()).expect("start sandbox");
+    let mut other = listen(Command::new("python3"), &someone_elses);
+
+    let mut app = listen(sb.command("python3"), &closed_app);
+    let closed = sb.process_handle().close_apps(Duration::from_secs(2));
+    let _ = app.child.wait();
+    assert!(!closed_app.exists(), "the closed app's socket stayed: {closed:?}");
+    assert_eq!(closed.removed_sockets, vec![closed_app.clone()], "{closed:?}");
+
+    let mut app = listen(sb.command("python3"), &stopped_app);
+    let report = sb.stop().expect("stop");
+    let _ = app.child.wait();
+    assert!(!stopped_app.exists(), "the app's socket stayed at stop: {report:?}");
+    assert_eq!(report.removed_sockets, vec![stopped_app.clone()], "{report:?}");
+
+    assert!(someone_elses.exists(), "a socket nobody of the desktop bound was removed");
+    assert!(matches!(other.child.try_wait(), Ok(None)), "the other listener still runs");
+}
+
 const OWNER_ENV: &str = "HANDRAIL_SANDBOX_TEST_OWNER";
 
 /// Not a test on its own: when re-executed with `HANDRAIL_SANDBOX_TEST_OWNER` set, this process owns a
