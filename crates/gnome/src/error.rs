@@ -10,6 +10,9 @@ pub enum GnomeError {
     /// mutter answered something other than its interface says.
     #[error("mutter answered unexpectedly: {0}")]
     Unexpected(String),
+    /// The clipboard's owner did not hand over its content (too large, too slow, a broken pipe).
+    #[error("reading the clipboard: {0}")]
+    ClipboardRead(String),
     #[error("no monitor to record: mutter lists none")]
     NoMonitor,
     /// GNOME Shell runs without handrail's extension (not installed, not enabled, or installed

@@ -7,7 +7,7 @@
 //! versions), so each call's failure is reported with its name, never guessed around.
 
 use std::sync::mpsc::{self, Receiver};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use handrail_dbus::wire::{Arg, Call, Value};
@@ -54,6 +54,35 @@ pub struct MutterSession {
     /// The session's clipboard requests (`SelectionTransfer`: MIME type, serial), until the
     /// clipboard server takes them.
     transfers: Mutex<Option<Receiver<(String, u32)>>>,
+    /// Who holds the clipboard, as the session last heard (once its clipboard is enabled).
+    clipboard_owner: Arc<Mutex<Option<ClipboardOwner>>>,
+}
+
+/// Who holds the clipboard, as `SelectionOwnerChanged` says.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct ClipboardOwner {
+    /// The MIME types it offers; empty when nobody holds the clipboard.
+    pub(crate) mime_types: Vec<String>,
+    /// Whether it is this session.
+    pub(crate) ours: bool,
+}
+
+/// The owner `SelectionOwnerChanged`'s options (`a{sv}`) describe: `mime-types` (`(as)`) and
+/// `session-is-owner` (`b`), both absent when nobody holds the clipboard.
+pub(crate) fn clipboard_owner_of(options: &Value) -> Option<ClipboardOwner> {
+    let mut owner = ClipboardOwner::default();
+    for entry in options.as_array()? {
+        let [key, value] = entry.as_struct()? else { return None };
+        match key.as_str()? {
+            "mime-types" => {
+                let types = value.as_struct().and_then(|s| s.first()).unwrap_or(value).as_array()?;
+                owner.mime_types = types.iter().map(|t| t.as_str().map(str::to_owned)).collect::<Option<_>>()?;
+            }
+            "session-is-owner" => owner.ours = matches!(value.unwrapped(), Value::Bool(true)),
+            _ => {}
+        }
+    }
+    Some(owner)
 }
 
 impl std::fmt::Debug for MutterSession {
@@ -72,6 +101,8 @@ impl MutterSession {
     pub fn start(address: &str) -> Result<MutterSession, GnomeError> {
         let (added, nodes) = mpsc::channel();
         let (transfer, transfers) = mpsc::channel();
+        let clipboard_owner = Arc::new(Mutex::new(None));
+        let owner_heard = Arc::clone(&clipboard_owner);
         let mut bus = Bus::connect(
             address,
             CALL_TIMEOUT,
@@ -85,14 +116,21 @@ impl MutterSession {
                             let _ = transfer.send((mime.to_owned(), serial));
                         }
                     }
+                } else if m.interface == REMOTE_DESKTOP_SESSION && m.member == "SelectionOwnerChanged" {
+                    // Kept here, not queued: it is current before the call that caused it returns.
+                    if let Some(owner) = m.first().ok().as_ref().and_then(clipboard_owner_of) {
+                        debug!("the clipboard's owner: {owner:?}");
+                        *owner_heard.lock().unwrap_or_else(|e| e.into_inner()) = Some(owner);
+                    }
                 }
             }),
         )?;
         // Each stream names its PipeWire node in a signal once the session starts.
         let rule = format!("type='signal',interface='{SCREEN_CAST_STREAM}',member='PipeWireStreamAdded'");
-        // And the clipboard's requests, once a paste enables it.
+        // And the clipboard's requests and owners, once a paste enables it.
         let clipboard_rule = format!("type='signal',interface='{REMOTE_DESKTOP_SESSION}',member='SelectionTransfer'");
-        for rule in [rule, clipboard_rule] {
+        let owner_rule = format!("type='signal',interface='{REMOTE_DESKTOP_SESSION}',member='SelectionOwnerChanged'");
+        for rule in [rule, clipboard_rule, owner_rule] {
             bus.call(
                 &call(
                     "org.freedesktop.DBus",
@@ -150,7 +188,14 @@ impl MutterSession {
         }
         let compositor = compositor_pid(&mut bus);
         debug!("mutter (pid {compositor:?}) remote-desktop session {session}: streams {streams:?}");
-        Ok(MutterSession { bus: Mutex::new(bus), session, streams, compositor, transfers: Mutex::new(Some(transfers)) })
+        Ok(MutterSession {
+            bus: Mutex::new(bus),
+            session,
+            streams,
+            compositor,
+            transfers: Mutex::new(Some(transfers)),
+            clipboard_owner,
+        })
     }
 
     /// mutter's process id, when the bus says.
@@ -183,6 +228,11 @@ impl MutterSession {
     /// The clipboard's requests, for the one server that answers them.
     pub(crate) fn take_transfers(&self) -> Option<Receiver<(String, u32)>> {
         self.transfers.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+
+    /// Who holds the clipboard, as last heard; `None` before the clipboard is enabled.
+    pub(crate) fn clipboard_owner(&self) -> Option<ClipboardOwner> {
+        self.clipboard_owner.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     pub(crate) fn bus(&self) -> MutexGuard<'_, Bus> {
@@ -327,6 +377,32 @@ mod tests {
         assert_eq!(stream_area(&params), Some(Rect::new(1280, 0, 1920, 1080)));
         assert_eq!(stream_area(&Value::Array(vec![entry("size", 10, 10)])), None, "no position");
         assert_eq!(stream_area(&Value::Array(vec![entry("position", 0, 0), entry("size", -1, 5)])), None);
+    }
+
+    #[test]
+    fn the_clipboards_owner_is_read_from_selection_owner_changed() {
+        let entry = |k: &str, v: Value| Value::Struct(vec![s(k), Value::Variant(Box::new(v))]);
+        let types = Value::Struct(vec![Value::Array(vec![s("text/plain;charset=utf-8"), s("text/html")])]);
+        let options = Value::Array(vec![entry("mime-types", types), entry("session-is-owner", Value::Bool(false))]);
+        assert_eq!(
+            clipboard_owner_of(&options),
+            Some(ClipboardOwner {
+                mime_types: vec!["text/plain;charset=utf-8".into(), "text/html".into()],
+                ours: false
+            })
+        );
+        let ours = Value::Array(vec![
+            entry("mime-types", Value::Struct(vec![Value::Array(vec![s("STRING")])])),
+            entry("session-is-owner", Value::Bool(true)),
+            entry("something-newer", s("ignored")),
+        ]);
+        assert_eq!(clipboard_owner_of(&ours), Some(ClipboardOwner { mime_types: vec!["STRING".into()], ours: true }));
+        // Nobody holds it: no entries.
+        assert_eq!(clipboard_owner_of(&Value::Array(Vec::new())), Some(ClipboardOwner::default()));
+        // Not the shape mutter sends: unknown.
+        assert_eq!(clipboard_owner_of(&s("text/plain")), None);
+        let bad = Value::Array(vec![entry("mime-types", Value::Array(vec![Value::U32(1)]))]);
+        assert_eq!(clipboard_owner_of(&bad), None);
     }
 
     #[test]

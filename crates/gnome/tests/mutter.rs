@@ -16,6 +16,7 @@ use handrail_platform::{
     Size,
 };
 use handrail_sandbox::{Sandbox, SandboxOptions, Session};
+use handrail_testkit::LineApp;
 
 const WAIT: Duration = Duration::from_secs(20);
 const SIZE: (u32, u32) = (1280, 800);
@@ -303,4 +304,94 @@ fn the_screen_cast_shows_what_the_app_drew_and_settle_sees_it_change() {
     let half = screen.capture(None, Some(Size::new(w / 2, h / 2))).expect("half");
     assert!((half.scale() - 2.0).abs() < 1e-9, "scale {}", half.scale());
     assert!(screen.capture(Some(Rect::new(w as i32 + 10, 0, 10, 10)), None).is_err());
+}
+
+/// The GTK 4 app that holds the person's clipboard and reads it back (`clipboard_gtk4.py`).
+struct ClipboardApp(LineApp);
+
+impl ClipboardApp {
+    /// Starts it and gives its window the focus (a Wayland app owns and reads the clipboard only
+    /// then).
+    fn start(gnome: &Gnome) -> ClipboardApp {
+        let mut command = gnome.sandbox.command("/usr/bin/python3");
+        command
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/apps/clipboard_gtk4.py"))
+            .arg("clipboard probe")
+            .stdin(Stdio::piped())
+            .stderr(Stdio::null());
+        let mut app = ClipboardApp(LineApp::spawn(command));
+        gnome.window_origin("clipboard probe");
+        app.until("ready", |l| l == "ready");
+        app
+    }
+
+    fn tell(&mut self, command: &str) {
+        self.0.tell(command);
+    }
+
+    /// The first line from now on that `done` accepts.
+    fn until(&mut self, what: &str, done: impl Fn(&str) -> bool) -> String {
+        let seen = self.0.seen.len();
+        self.0
+            .wait_for(done)
+            .unwrap_or_else(|| panic!("the clipboard app never said {what}: {:?}", &self.0.seen[seen..]))
+    }
+
+    /// What the clipboard holds as the app reads it: plain text and HTML, JSON-quoted as it prints.
+    fn read(&mut self) -> (String, String) {
+        self.tell("read");
+        let text = self.until("the clipboard's text", |l| l.starts_with("clipboard="));
+        let html = self.until("the clipboard's HTML", |l| l.starts_with("html="));
+        (text["clipboard=".len()..].to_owned(), html["html=".len()..].to_owned())
+    }
+
+    /// Reads the clipboard until it holds `text` as plain text and in bold as HTML; fails after
+    /// [`WAIT`] with what it held.
+    fn holds(&mut self, text: &str, when: &str) {
+        let want = (format!("\"{text}\""), format!("\"<b>{text}</b>\""));
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let now = self.read();
+            if now == want {
+                return;
+            }
+            assert!(Instant::now() < deadline, "{when}, the clipboard holds {now:?}, not {want:?}");
+            std::thread::sleep(Duration::from_millis(200)); // polling the app, not a settle wait
+        }
+    }
+}
+
+/// Text beyond the keymap goes through the session's clipboard; what the person had copied there
+/// comes back afterwards, every type of it (checked by an app reading the clipboard through the
+/// compositor): after one paste, after a second, and — when the person copied something new in
+/// between — the newer copy.
+#[test]
+fn pasting_gives_the_persons_clipboard_back() {
+    // What could not be kept is said in the log.
+    handrail_sandbox::log_to_stderr();
+    let gnome = Gnome::start();
+    let session = Arc::new(MutterSession::start(gnome.bus()).expect("a remote-desktop session"));
+    let input = MutterInput::new(session);
+    let mut app = ClipboardApp::start(&gnome);
+    let ctrl_c =
+        KeyCombo { modifiers: Modifiers { ctrl: true, ..Modifiers::default() }, key: Key::from_name("c").expect("c") };
+    app.tell("copy the person's words");
+    input.key(&ctrl_c).expect("ctrl+c");
+    app.until("copying", |l| l == "owned the person's words");
+    app.holds("the person's words", "copied");
+
+    input.type_text("สวัสดี").expect("type");
+    app.until("the pasted text", |l| l == r#"name="สวัสดี""#);
+    app.holds("the person's words", "after a paste");
+
+    input.type_text(" ครับ").expect("type");
+    app.until("the second paste", |l| l == r#"name="สวัสดี ครับ""#);
+    app.holds("the person's words", "after a second paste");
+
+    app.tell("copy newer words");
+    input.key(&ctrl_c).expect("ctrl+c");
+    app.until("copying again", |l| l == "owned newer words");
+    input.type_text("!ü").expect("type");
+    app.until("the third paste", |l| l == r#"name="สวัสดี ครับ!ü""#);
+    app.holds("newer words", "after a copy and a paste");
 }

@@ -130,13 +130,21 @@ impl LineApp {
         None
     }
 
-    /// [`wait_for_within`](Self::wait_for_within) 15 s: generous for a loaded 2-core machine.
+    /// [`wait_for_within`](Self::wait_for_within) [`APP_LINE_WAIT`]: generous for a loaded 2-core
+    /// machine.
     pub fn wait_for(&mut self, want: impl Fn(&str) -> bool) -> Option<String> {
         self.wait_for_within(APP_LINE_WAIT, want)
     }
 }
 
 impl LineApp {
+    /// Writes `line` to the app's stdin (which its command piped).
+    pub fn tell(&mut self, line: &str) {
+        use std::io::Write;
+        let stdin = self.child.stdin.as_mut().expect("the app's stdin is piped");
+        writeln!(stdin, "{line}").expect("a line to the app");
+    }
+
     /// Every line already printed and not yet read, without waiting.
     pub fn pending(&mut self) -> Vec<String> {
         let lines: Vec<String> = self.lines.try_iter().collect();
