@@ -75,7 +75,7 @@ enum Command {
         /// The trace folder (written by `serve --trace`, `demo` or `agent`).
         trace: PathBuf,
     },
-    /// Install handrail's GNOME Shell extension (GNOME 43 and 44) for the current user.
+    /// Install handrail's GNOME Shell extension (GNOME 43 to 48) for the current user.
     ///
     /// GNOME on Wayland tells no program where windows are; the extension serves the window stack
     /// on the session bus and raises the window asked for (it types, captures and closes nothing).

@@ -19,6 +19,7 @@
 //! mutter interfaces are closed to other processes) is not built yet.
 
 mod clipboard;
+pub mod display;
 mod error;
 pub mod input;
 pub mod mutter;
@@ -27,6 +28,7 @@ pub mod settle;
 pub mod shell;
 pub mod windows;
 
+pub use display::{MonitorScale, MonitorScales};
 pub use error::GnomeError;
 pub use input::MutterInput;
 pub use mutter::{MutterSession, Stream};
@@ -83,7 +85,8 @@ impl GnomeDesktop {
         let screen = MutterScreen::open(Arc::clone(&session), options.pipewire.as_deref())?;
         let settle = MutterSettle::start(&screen)
             .map_err(|e| GnomeError::Unexpected(format!("watching the screen casts: {e}")))?;
-        let windows = Arc::new(GnomeWindows::new(shell, options.launch, session.layout()));
+        let scales = MonitorScales::connect(&options.bus_address)?;
+        let windows = Arc::new(GnomeWindows::new(shell, options.launch, session.layout()).scaled_by(scales));
         let accessibility = WindowRelative::new(accessibility, Arc::clone(&windows));
         let focused = Arc::clone(&windows);
         let input = MutterInput::new(session).pasting_with(Box::new(move || {

@@ -24,15 +24,15 @@ const SCREEN_CAST: &str = "org.gnome.Mutter.ScreenCast";
 const SCREEN_CAST_PATH: &str = "/org/gnome/Mutter/ScreenCast";
 const SCREEN_CAST_SESSION: &str = "org.gnome.Mutter.ScreenCast.Session";
 const SCREEN_CAST_STREAM: &str = "org.gnome.Mutter.ScreenCast.Stream";
-const DISPLAY_CONFIG: &str = "org.gnome.Mutter.DisplayConfig";
-const DISPLAY_CONFIG_PATH: &str = "/org/gnome/Mutter/DisplayConfig";
+pub(crate) const DISPLAY_CONFIG: &str = "org.gnome.Mutter.DisplayConfig";
+pub(crate) const DISPLAY_CONFIG_PATH: &str = "/org/gnome/Mutter/DisplayConfig";
 const PROPERTIES: &str = "org.freedesktop.DBus.Properties";
 
 /// How long mutter may take to answer one call (it answers in milliseconds unless hung).
 pub const CALL_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// One monitor's screen-cast stream.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Stream {
     /// Its D-Bus object path, which pointer motion names.
     pub path: String,
@@ -42,6 +42,9 @@ pub struct Stream {
     pub area: Rect,
     /// Its PipeWire node, whose frames are the monitor's picture.
     pub node: u32,
+    /// Stream units per stage unit: the monitor's scale where mutter lays the stage out in logical
+    /// units (fractional scaling on), else 1 (see `display`).
+    pub scale: f64,
 }
 
 /// A started remote-desktop session with a stream per monitor. Stopped when dropped.
@@ -143,7 +146,7 @@ impl MutterSession {
                 "AddMatch",
             )?;
         }
-        let connectors = monitor_connectors(&mut bus)?;
+        let (connectors, scales) = monitor_state(&mut bus)?;
         if connectors.is_empty() {
             return Err(GnomeError::NoMonitor);
         }
@@ -184,7 +187,8 @@ impl MutterSession {
             let parameters = property(&mut bus, SCREEN_CAST, &path, SCREEN_CAST_STREAM, "Parameters")?;
             let area = stream_area(&parameters).ok_or_else(|| unexpected("a stream's Parameters", &parameters))?;
             let node = node_of.remove(&path).unwrap_or_default();
-            streams.push(Stream { path, connector, area, node });
+            let scale = scales.iter().find(|m| m.connector == connector).map_or(1.0, |m| m.stage_to_stream);
+            streams.push(Stream { path, connector, area, node, scale });
         }
         let compositor = compositor_pid(&mut bus);
         debug!("mutter (pid {compositor:?}) remote-desktop session {session}: streams {streams:?}");
@@ -294,7 +298,10 @@ fn stream_nodes<'a>(
 
 /// The stream showing `p`, and `p` relative to it.
 fn locate(streams: &[Stream], p: Point) -> Option<(&Stream, f64, f64)> {
-    streams.iter().find(|s| s.area.contains(p)).map(|s| (s, f64::from(p.x - s.area.x), f64::from(p.y - s.area.y)))
+    streams
+        .iter()
+        .find(|s| s.area.contains(p))
+        .map(|s| (s, f64::from(p.x - s.area.x) * s.scale, f64::from(p.y - s.area.y) * s.scale))
 }
 
 /// The process owning mutter's remote-desktop name (`GetConnectionUnixProcessID`).
@@ -311,7 +318,8 @@ fn compositor_pid(bus: &mut Bus) -> Option<u32> {
 }
 
 /// The connectors of the monitors mutter drives (`DisplayConfig.GetCurrentState`).
-fn monitor_connectors(bus: &mut Bus) -> Result<Vec<String>, GnomeError> {
+/// The monitors' connectors, and how each is scaled (empty when mutter's answer says nothing of it).
+fn monitor_state(bus: &mut Bus) -> Result<(Vec<String>, Vec<crate::display::MonitorScale>), GnomeError> {
     let reply = bus.call(
         &call(DISPLAY_CONFIG, DISPLAY_CONFIG_PATH, DISPLAY_CONFIG, "GetCurrentState", &[]),
         CALL_TIMEOUT,
@@ -322,7 +330,8 @@ fn monitor_connectors(bus: &mut Bus) -> Result<Vec<String>, GnomeError> {
     let monitors = values.get(1).and_then(Value::as_array).ok_or_else(|| {
         GnomeError::Unexpected(format!("GetCurrentState without a monitor list: {}", reply.signature))
     })?;
-    Ok(monitors.iter().filter_map(connector_of).collect())
+    let scales = crate::display::monitor_scales(&values).unwrap_or_default();
+    Ok((monitors.iter().filter_map(connector_of).collect(), scales))
 }
 
 /// The connector of one `GetCurrentState` monitor: the first string of its first field.
@@ -418,12 +427,16 @@ mod tests {
 
     #[test]
     fn points_are_sent_through_the_monitor_that_shows_them() {
-        let stream = |c: &str, area| Stream { path: format!("/s/{c}"), connector: c.into(), area, node: 0 };
+        let stream = |c: &str, area| Stream { path: format!("/s/{c}"), connector: c.into(), area, node: 0, scale: 1.0 };
         let streams = [stream("A", Rect::new(0, 0, 1280, 800)), stream("B", Rect::new(1280, 0, 1920, 1080))];
         let (s, x, y) = locate(&streams, Point::new(1300, 50)).expect("on B");
         assert_eq!((s.connector.as_str(), x, y), ("B", 20.0, 50.0));
         let (s, x, y) = locate(&streams, Point::new(0, 799)).expect("on A");
         assert_eq!((s.connector.as_str(), x, y), ("A", 0.0, 799.0));
         assert!(locate(&streams, Point::new(100, 900)).is_none(), "below A, left of B's bottom: no monitor");
+        // Fractional scaling on: the stage in logical units, B's stream in its pixels at 150 %.
+        let b = Stream { scale: 1.5, ..stream("B", Rect::new(1280, 0, 1280, 720)) };
+        let (s, x, y) = locate(std::slice::from_ref(&b), Point::new(1300, 50)).expect("on B");
+        assert_eq!((s.connector.as_str(), x, y), ("B", 30.0, 75.0));
     }
 }

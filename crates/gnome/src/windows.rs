@@ -13,6 +13,7 @@ use handrail_platform::window_relative::{SurfaceOrigin, SurfaceOrigins};
 use handrail_platform::{Launched, PlatformError, Point, Rect, StackedWindow, WindowInfo, WindowKind, Windows};
 use log::{debug, warn};
 
+use crate::display::{scale_of, MonitorScales};
 use crate::shell::{ShellWindow, ShellWindows};
 
 /// Between two looks at the stack while waiting for a window (GNOME Shell sends no change signal
@@ -29,6 +30,8 @@ pub struct GnomeWindows {
     launcher: Launcher,
     /// The monitors' layout, in stage coordinates: its origin is the screen's (0, 0).
     layout: Rect,
+    /// How apps' own coordinates are scaled onto the stage; without it, they are not.
+    scales: Option<MonitorScales>,
 }
 
 impl std::fmt::Debug for GnomeWindows {
@@ -41,7 +44,12 @@ impl GnomeWindows {
     /// Windows read through `shell`, apps started with `env`, on a screen showing `layout`.
     pub fn new(shell: ShellWindows, env: LaunchEnv, layout: Rect) -> GnomeWindows {
         let launcher = Launcher::new(env).with_platform_browser_args(&["--ozone-platform=wayland"]);
-        GnomeWindows { shell, launcher, layout }
+        GnomeWindows { shell, launcher, layout, scales: None }
+    }
+
+    /// Scales each window's accessibility coordinates by its monitor (see `display`).
+    pub fn scaled_by(self, scales: MonitorScales) -> GnomeWindows {
+        GnomeWindows { scales: Some(scales), ..self }
     }
 
     fn to_screen(&self, r: Rect) -> Rect {
@@ -209,13 +217,18 @@ impl Windows for GnomeWindows {
 
 impl SurfaceOrigins for GnomeWindows {
     fn surface_origins(&self) -> Result<Vec<SurfaceOrigin>, PlatformError> {
+        let monitors = match &self.scales {
+            Some(scales) => scales.current()?,
+            None => Vec::new(),
+        };
         Ok(self
             .windows()?
             .into_iter()
             .filter(|w| !w.minimized)
             .map(|w| {
                 let (b, f) = (self.to_screen(w.buffer), self.to_screen(w.frame));
-                SurfaceOrigin { title: w.title, surface: Point::new(b.x, b.y), geometry: Point::new(f.x, f.y) }
+                let scale = scale_of(&monitors, w.frame);
+                SurfaceOrigin { title: w.title, surface: Point::new(b.x, b.y), geometry: Point::new(f.x, f.y), scale }
             })
             .collect())
     }

@@ -75,12 +75,17 @@ fn gnome_from(gnome_root: Option<std::path::PathBuf>) -> (Sandbox, Desktop) {
         ..SandboxOptions::default()
     })
     .expect("a GNOME sandbox (run scripts/setup-desktop, and scripts/setup-trixie for GNOME 48)");
+    let desktop = desktop_of(&sandbox);
+    (sandbox, desktop)
+}
+
+/// The `Desktop` of a GNOME sandbox, with AT-SPI and without OCR.
+fn desktop_of(sandbox: &Sandbox) -> Desktop {
     let mut launch = LaunchEnv::new(sandbox.env(), sandbox.root().join("browser"));
     launch.removed = REMOVED_ENV.iter().map(|s| s.to_string()).collect();
     let options = GnomeOptions::new(sandbox.bus_address(), sandbox.pipewire_socket(), launch);
     let ax = Box::new(handrail_atspi::AtspiSource::new(sandbox.bus_address()));
-    let desktop = GnomeDesktop::connect(options, ax, Box::new(NoOcr)).expect("the GNOME desktop");
-    (sandbox, desktop)
+    GnomeDesktop::connect(options, ax, Box::new(NoOcr)).expect("the GNOME desktop")
 }
 
 fn gnome() -> (Sandbox, Desktop) {
@@ -102,7 +107,9 @@ fn the_engine_works_a_gtk_app_on_gnome_48_and_its_guards_hold() {
     engine_works_a_gtk_app(gnome_48());
 }
 
-fn engine_works_a_gtk_app((sandbox, desktop): (Sandbox, Desktop)) {
+/// Starts the GTK probe app on `sandbox` and an engine on `desktop`, and raises the probe's window:
+/// the app, the engine, and the look that shows the probe in front with its widgets.
+fn probe_in_front(sandbox: &Sandbox, desktop: Desktop) -> (LineApp, Engine, String) {
     let mut command = sandbox.command("/usr/bin/python3");
     command.arg(concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/apps/probe_gtk.py"));
     let mut app = LineApp::spawn(command);
@@ -119,6 +126,11 @@ fn engine_works_a_gtk_app((sandbox, desktop): (Sandbox, Desktop)) {
     let text = see_until(&mut engine, "the probe in front with its widgets", |t| {
         t.contains("window=\"handrail probe\"") && t.contains("\"Change\"")
     });
+    (app, engine, text)
+}
+
+fn engine_works_a_gtk_app((sandbox, desktop): (Sandbox, Desktop)) {
+    let (mut app, mut engine, text) = probe_in_front(&sandbox, desktop);
     assert!(text.contains("ax=ok"), "{text}");
 
     let o = on(&mut engine, "click", "button", "Change", &[("expect", "text:status: after")]);
@@ -157,6 +169,107 @@ fn engine_works_a_gtk_app((sandbox, desktop): (Sandbox, Desktop)) {
     let leaked =
         app.pending().into_iter().filter(|l| l.starts_with("password-length") || l == "delete-clicked").count();
     assert_eq!(leaked, 0, "refused actions reached the app");
+    drop(app);
+    sandbox.stop().expect("clean teardown");
+}
+
+/// Runs `gdbus` in the sandbox on mutter's display configuration; its output.
+fn display_config(sandbox: &Sandbox, method: &str, args: &[&str]) -> String {
+    let out = sandbox
+        .command("gdbus")
+        .args(["call", "--session", "--dest", "org.gnome.Mutter.DisplayConfig"])
+        .args(["--object-path", "/org/gnome/Mutter/DisplayConfig", "--method"])
+        .arg(format!("org.gnome.Mutter.DisplayConfig.{method}"))
+        .args(args)
+        .output()
+        .expect("gdbus");
+    assert!(out.status.success(), "{method}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// How a person has GNOME scale a HiDPI monitor.
+#[derive(Clone, Copy, Debug)]
+enum Scaling {
+    /// GNOME's default: whole scales, the stage in device pixels, apps drawing at that multiple of
+    /// their size.
+    Integer(f64),
+    /// Fractional scaling switched on (`scale-monitor-framebuffer`): the stage in logical units,
+    /// each monitor's picture in its device pixels.
+    Fractional(f64),
+}
+
+/// Sets the sandbox's one monitor (2560x1600) to `scaling`, as the Settings app does: the
+/// experimental setting through `gsettings`, the scale through mutter's `ApplyMonitorsConfig` (for
+/// this session).
+fn set_scaling(sandbox: &Sandbox, scaling: Scaling) {
+    let scale = match scaling {
+        Scaling::Integer(s) => s,
+        Scaling::Fractional(s) => {
+            let status = sandbox
+                .command("gsettings")
+                .args(["set", "org.gnome.mutter", "experimental-features", "['scale-monitor-framebuffer']"])
+                .status()
+                .expect("gsettings");
+            assert!(status.success(), "switching fractional scaling on: {status}");
+            let deadline = Instant::now() + WAIT;
+            while !display_config(sandbox, "GetCurrentState", &[]).contains("'layout-mode': <uint32 1>") {
+                assert!(Instant::now() < deadline, "mutter never laid the stage out in logical units");
+                std::thread::sleep(Duration::from_millis(100)); // polling mutter's state
+            }
+            s
+        }
+    };
+    let config = format!("[(0, 0, {scale}, uint32 0, true, [('Meta-0', '2560x1600@60.000', @a{{sv}} {{}})])]");
+    display_config(sandbox, "ApplyMonitorsConfig", &["2", "1", &config, "@a{sv} {}"]);
+}
+
+#[test]
+fn at_200_percent_elements_are_where_the_app_drew_them() {
+    scaled_elements_are_where_the_app_drew_them(Scaling::Integer(2.0));
+}
+
+#[test]
+fn at_125_percent_fractional_elements_are_where_the_app_drew_them() {
+    scaled_elements_are_where_the_app_drew_them(Scaling::Fractional(1.25));
+}
+
+/// A HiDPI monitor, scaled either way GNOME does it: what the app reports in its own units is
+/// placed where it is drawn on the screen, and a click and a text by id reach the widget, as the
+/// app itself says.
+fn scaled_elements_are_where_the_app_drew_them(scaling: Scaling) {
+    let sandbox = Sandbox::start(SandboxOptions {
+        session: Session::Gnome,
+        parent_death_signal: false,
+        size: (2560, 1600),
+        ..SandboxOptions::default()
+    })
+    .expect("a GNOME sandbox");
+    set_scaling(&sandbox, scaling);
+    let (mut app, mut engine, text) = probe_in_front(&sandbox, desktop_of(&sandbox));
+    // The button is as large on the screen as the app drew it: its own height times the scale.
+    let own_height: f64 = app
+        .seen
+        .iter()
+        .find_map(|l| l.strip_prefix("geometry Change ")?.split(' ').nth(3)?.parse().ok())
+        .expect("the app's own geometry of Change");
+    let latest = engine.latest().expect("an observation");
+    let change = latest.elements.iter().find(|e| e.label == "Change").map(|e| e.bounds).expect("Change listed");
+    let screen_px = f64::from(change.height) * latest.scale;
+    let expected = match scaling {
+        // The screen is in device pixels.
+        Scaling::Integer(s) => own_height * s,
+        // The screen is the logical stage: the app's own units.
+        Scaling::Fractional(_) => own_height,
+    };
+    assert!((screen_px - expected).abs() <= 2.0 * latest.scale, "{scaling:?}: Change at {change:?} (image):\n{text}");
+
+    let o = on(&mut engine, "click", "button", "Change", &[("expect", "text:status: after")]);
+    assert_eq!(o.tag(), "[ok+verified]", "{scaling:?}: {}", o.text());
+    assert!(app.wait_for(|l| l == "status=after").is_some(), "the click reached the app");
+    let o = on(&mut engine, "type", "entry", "Name", &[("text", "Grace")]);
+    assert!(matches!(o.typing, Some(TypingCheck::Arrived { .. })), "{}", o.text());
+    assert!(app.wait_for(|l| l == "name=Grace").is_some(), "the app received the text");
+    drop(engine);
     drop(app);
     sandbox.stop().expect("clean teardown");
 }

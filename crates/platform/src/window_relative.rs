@@ -12,6 +12,10 @@
 //! count from the surface (shadows included), GTK 4 from its window's geometry (the frame the
 //! compositor shows, shadows left out), which AT-SPI marks as `window_relative` nodes. Each window
 //! therefore gives both origins ([`SurfaceOrigin`]).
+//!
+//! Toolkits also count in their own units: where the compositor lays windows out in device pixels
+//! and has a HiDPI app draw at twice its size (GNOME's integer scaling), an app's coordinates are
+//! multiplied by its window's scale on the way to the screen.
 
 use std::sync::Arc;
 
@@ -20,13 +24,16 @@ use log::debug;
 use crate::{Accessibility, AxLimits, AxSnapshot, PlatformError, Point, Rect};
 
 /// Where one window's coordinates start on screen.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SurfaceOrigin {
     pub title: String,
     /// The buffer the app draws, client-side shadows included (GTK 3, Chromium count from here).
     pub surface: Point,
     /// The window's geometry, the frame shown without shadows (GTK 4 counts from here).
     pub geometry: Point,
+    /// Screen pixels per unit of the app's own coordinates: 1 unless the compositor lays windows
+    /// out in device pixels and scales this one (2 on a GNOME HiDPI monitor at 200 %).
+    pub scale: f64,
 }
 
 /// Where each window's surface lies on screen.
@@ -61,19 +68,24 @@ pub fn place(snapshot: &mut AxSnapshot, origins: &[SurfaceOrigin], global: &[(St
     let mut unplaced = vec![false; snapshot.nodes.len()];
     for (i, node) in snapshot.nodes.iter_mut().enumerate() {
         let origin = match global.iter().find(|(app, _)| *app == node.app) {
-            Some((_, offset)) => Some(*offset),
+            Some((_, offset)) => Some((*offset, 1.0)),
             None => origins.iter().find(|o| o.title == node.window).map(|o| {
                 if node.window_relative {
-                    o.geometry
+                    (o.geometry, o.scale)
                 } else {
-                    o.surface
+                    (o.surface, o.scale)
                 }
             }),
         };
         match origin {
-            Some(o) if !node.bounds.is_empty() => {
-                node.bounds =
-                    Rect::new(node.bounds.x + o.x, node.bounds.y + o.y, node.bounds.width, node.bounds.height);
+            Some((o, scale)) if !node.bounds.is_empty() => {
+                // A scale mutter did not give (none, or nonsense) leaves the app's units as they are.
+                let b = if scale.is_finite() && scale > 0.0 && scale != 1.0 {
+                    node.bounds.scaled(scale)
+                } else {
+                    node.bounds
+                };
+                node.bounds = Rect::new(b.x + o.x, b.y + o.y, b.width, b.height);
                 node.window_relative = false;
             }
             Some(_) => {}
@@ -124,7 +136,7 @@ mod tests {
     use crate::{AxHealth, AxNode};
 
     fn origin(title: &str, x: i32, y: i32) -> SurfaceOrigin {
-        SurfaceOrigin { title: title.into(), surface: Point::new(x, y), geometry: Point::new(x, y) }
+        SurfaceOrigin { title: title.into(), surface: Point::new(x, y), geometry: Point::new(x, y), scale: 1.0 }
     }
 
     #[test]
@@ -161,7 +173,12 @@ mod tests {
         let mut snap = AxSnapshot::new(AxHealth::Ok, vec![node("gtk3", false), node("gtk4", true)]);
         // A floating window with client-side shadows: the frame starts 26 px right of and 23 px
         // below its buffer.
-        let doc = SurfaceOrigin { title: "Doc".into(), surface: Point::new(100, 50), geometry: Point::new(126, 73) };
+        let doc = SurfaceOrigin {
+            title: "Doc".into(),
+            surface: Point::new(100, 50),
+            geometry: Point::new(126, 73),
+            scale: 1.0,
+        };
         assert_eq!(place(&mut snap, &[doc], &[]), 0);
         assert_eq!(snap.nodes[0].bounds, Rect::new(110, 60, 20, 20));
         assert_eq!(snap.nodes[1].bounds, Rect::new(136, 83, 20, 20));
@@ -183,5 +200,39 @@ mod tests {
         assert!(snap.notes.is_empty(), "{:?}", snap.notes);
         assert_eq!(snap.nodes[0].bounds, Rect::new(10, 4, 60, 24));
         assert_eq!(snap.nodes[1].bounds, Rect::new(310, 204, 60, 24));
+    }
+
+    #[test]
+    fn an_apps_own_units_are_scaled_to_the_screens_pixels() {
+        let node = |x: i32, w: u32, relative: bool| AxNode {
+            window: "Doc".into(),
+            bounds: Rect::new(x, 76, w, 34),
+            window_relative: relative,
+            ..AxNode::default()
+        };
+        let mut snap =
+            AxSnapshot::new(AxHealth::Ok, vec![node(42, 131, false), node(173, 1, false), node(10, 20, true)]);
+        // A GTK 3 window at 200 %: its buffer at 592,160, its frame 46 px further in.
+        let doc = SurfaceOrigin {
+            title: "Doc".into(),
+            surface: Point::new(592, 160),
+            geometry: Point::new(638, 206),
+            scale: 2.0,
+        };
+        assert_eq!(place(&mut snap, &[doc], &[]), 0);
+        assert_eq!(snap.nodes[0].bounds, Rect::new(592 + 84, 160 + 152, 262, 68));
+        // Neighbours stay neighbours.
+        assert_eq!(snap.nodes[1].bounds.x, snap.nodes[0].bounds.x + snap.nodes[0].bounds.width as i32);
+        assert_eq!(snap.nodes[2].bounds, Rect::new(638 + 20, 206 + 152, 40, 68));
+        // A scale that makes no sense is not applied.
+        let mut snap = AxSnapshot::new(AxHealth::Ok, vec![node(42, 131, false)]);
+        let odd = SurfaceOrigin {
+            title: "Doc".into(),
+            surface: Point::new(0, 0),
+            geometry: Point::new(0, 0),
+            scale: f64::NAN,
+        };
+        place(&mut snap, &[odd], &[]);
+        assert_eq!(snap.nodes[0].bounds, Rect::new(42, 76, 131, 34));
     }
 }

@@ -526,7 +526,8 @@ impl SurfaceOrigins for WaylandWindows {
             .filter_map(|p| {
                 let v = p.view?;
                 let surface = Point::new(v.surface.x, v.surface.y);
-                Some(SurfaceOrigin { title: p.toplevel.title, surface, geometry: surface })
+                // sway lays windows out in logical units, the apps' own.
+                Some(SurfaceOrigin { title: p.toplevel.title, surface, geometry: surface, scale: 1.0 })
             })
             .collect())
     }
