@@ -325,7 +325,12 @@ impl Accessibility for SimAccessibility {
     fn snapshot(&self, limits: &AxLimits) -> AxSnapshot {
         let mut w = self.0.lock();
         w.calls.push(SimCall::AxSnapshot);
-        let snapshot = crate::ax::snapshot(&w, limits);
+        let snapshot = if w.ax_misses > 0 {
+            w.ax_misses -= 1;
+            AxSnapshot::unavailable()
+        } else {
+            crate::ax::snapshot(&w, limits)
+        };
         let read_time = w.ax_read_time;
         w.advance_by(read_time);
         snapshot

@@ -382,6 +382,12 @@ impl SimDesktop {
         self.shared.lock().ax_read_time = read_time;
     }
 
+    /// The next `count` accessibility snapshots come back `Unavailable`, then they answer again (a
+    /// registry that missed its deadline on a busy machine).
+    pub fn miss_next_ax_snapshots(&self, count: u32) {
+        self.shared.lock().ax_misses = count;
+    }
+
     /// Which app a `Partial` snapshot leaves out (`None`: the frontmost).
     pub fn set_ax_missing_app(&self, app: Option<&str>) {
         self.shared.lock().ax_missing_app = app.map(str::to_string);

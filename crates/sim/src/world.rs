@@ -144,6 +144,8 @@ pub(crate) struct World {
     /// Virtual time an accessibility snapshot takes; it reads the tree as it was when it began (apps
     /// answering a busy machine's walk slowly).
     pub ax_read_time: Duration,
+    /// How many of the next snapshots come back `Unavailable` (a registry that missed its deadline).
+    pub ax_misses: u32,
     text_cache: VecDeque<CachedText>,
     /// Requests the simulated network guard refused, until `NetworkPolicy::take_blocked` drains them.
     pub blocked: Vec<BlockedRequest>,
@@ -193,6 +195,7 @@ impl World {
             ax_missing_app: None,
             ocr_available: true,
             ax_read_time: Duration::ZERO,
+            ax_misses: 0,
             text_cache: VecDeque::new(),
             blocked: Vec::new(),
             typing_faults: VecDeque::new(),

@@ -32,7 +32,12 @@ pub(super) struct Probe {
 /// Looks at the screen as it is now, naming what `tracker` already knows and issuing no new ids.
 pub(super) fn probe(d: &Desktop, config: &Config, tracker: &IdTracker) -> Result<Probe, PlatformError> {
     let frame = d.screen.capture(None, config.max_image)?;
-    let ax = d.accessibility.snapshot(&config.ax_limits);
+    let mut ax = d.accessibility.snapshot(&config.ax_limits);
+    // A registry that missed its deadline (a busy machine) is asked once more: without the tree the
+    // target can only be compared by its pixels, which the pointer's hover may have changed.
+    if ax.health == AxHealth::Unavailable {
+        ax = d.accessibility.snapshot(&config.ax_limits);
+    }
     let front = d.windows.frontmost().ok().flatten();
     let geo = Geometry { image: frame.size, scale: frame.scale() };
     let windows = super::look::read_windows(d, frame.scale());
@@ -142,7 +147,14 @@ pub(super) fn recheck(
         return Ok(());
     }
     if latest.thumbnail.region_changed(unhovered.unwrap_or(&probe.thumbnail), &e.bounds) {
-        return Err(format!("the pixels under {} {} changed since {}", e.id, quote_clipped(&e.label, 40), latest.id));
+        // Known to accessibility, but it did not answer this look: say why pixels decided.
+        let unanswered = if e.source.has_ax() { " (accessibility did not answer just now)" } else { "" };
+        return Err(format!(
+            "the pixels under {} {} changed since {}{unanswered}",
+            e.id,
+            quote_clipped(&e.label, 40),
+            latest.id
+        ));
     }
     Ok(())
 }
