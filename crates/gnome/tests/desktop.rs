@@ -190,8 +190,9 @@ fn display_config(sandbox: &Sandbox, method: &str, args: &[&str]) -> String {
 /// How a person has GNOME scale a HiDPI monitor.
 #[derive(Clone, Copy, Debug)]
 enum Scaling {
-    /// GNOME's default: whole scales, the stage in device pixels, apps drawing at that multiple of
-    /// their size.
+    /// A whole scale as the release has it by default: upstream GNOME lays the stage out in device
+    /// pixels then (apps drawing at that multiple of their size); Debian 13 and Ubuntu switch
+    /// fractional scaling on for every GNOME session, so there it is laid out in logical units.
     Integer(f64),
     /// Fractional scaling switched on (`scale-monitor-framebuffer`): the stage in logical units,
     /// each monitor's picture in its device pixels.
@@ -225,26 +226,33 @@ fn set_scaling(sandbox: &Sandbox, scaling: Scaling) {
 
 #[test]
 fn at_200_percent_elements_are_where_the_app_drew_them() {
-    scaled_elements_are_where_the_app_drew_them(Scaling::Integer(2.0));
+    scaled_elements_are_where_the_app_drew_them(Scaling::Integer(2.0), None);
 }
 
 #[test]
 fn at_125_percent_fractional_elements_are_where_the_app_drew_them() {
-    scaled_elements_are_where_the_app_drew_them(Scaling::Fractional(1.25));
+    scaled_elements_are_where_the_app_drew_them(Scaling::Fractional(1.25), None);
+}
+
+#[test]
+fn at_200_percent_on_gnome_48_elements_are_where_the_app_drew_them() {
+    scaled_elements_are_where_the_app_drew_them(Scaling::Integer(2.0), Some(handrail_sandbox::trixie_gnome_root()));
 }
 
 /// A HiDPI monitor, scaled either way GNOME does it: what the app reports in its own units is
 /// placed where it is drawn on the screen, and a click and a text by id reach the widget, as the
 /// app itself says.
-fn scaled_elements_are_where_the_app_drew_them(scaling: Scaling) {
+fn scaled_elements_are_where_the_app_drew_them(scaling: Scaling, gnome_root: Option<std::path::PathBuf>) {
     let sandbox = Sandbox::start(SandboxOptions {
         session: Session::Gnome,
         parent_death_signal: false,
         size: (2560, 1600),
+        gnome_root,
         ..SandboxOptions::default()
     })
-    .expect("a GNOME sandbox");
+    .expect("a GNOME sandbox (and scripts/setup-trixie for GNOME 48)");
     set_scaling(&sandbox, scaling);
+    let physical = display_config(&sandbox, "GetCurrentState", &[]).contains("'layout-mode': <uint32 2>");
     let (mut app, mut engine, text) = probe_in_front(&sandbox, desktop_of(&sandbox));
     // The button is as large on the screen as the app drew it: its own height times the scale.
     let own_height: f64 = app
@@ -257,11 +265,14 @@ fn scaled_elements_are_where_the_app_drew_them(scaling: Scaling) {
     let screen_px = f64::from(change.height) * latest.scale;
     let expected = match scaling {
         // The screen is in device pixels.
-        Scaling::Integer(s) => own_height * s,
+        Scaling::Integer(s) if physical => own_height * s,
         // The screen is the logical stage: the app's own units.
-        Scaling::Fractional(_) => own_height,
+        Scaling::Integer(_) | Scaling::Fractional(_) => own_height,
     };
-    assert!((screen_px - expected).abs() <= 2.0 * latest.scale, "{scaling:?}: Change at {change:?} (image):\n{text}");
+    assert!(
+        (screen_px - expected).abs() <= 2.0 * latest.scale,
+        "{scaling:?} (physical layout: {physical}): Change at {change:?} (image):\n{text}"
+    );
 
     let o = on(&mut engine, "click", "button", "Change", &[("expect", "text:status: after")]);
     assert_eq!(o.tag(), "[ok+verified]", "{scaling:?}: {}", o.text());
