@@ -64,9 +64,18 @@ fn values_and_labels_read_as_the_app_holds_them() {
     // A new selection made through the widget itself: the app holds it, the model reads it, and the
     // combo keeps its id (its label is its caption, not its selection).
     let combo_id = find(&see, "combo_box", "Country").map(|e| e.id);
+    // Where the X server and the window manager had the focus just before the click: once, under
+    // load, the click answered "nothing changed" on a window not focused yet.
+    let focus = |program: &str, args: &[&str]| {
+        let out = sandbox.command(program).args(args).output().map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
+        out.unwrap_or_else(|e| format!("{program}: {e}")).trim().to_owned()
+    };
+    let input_focus = focus("xdotool", &["getwindowfocus"]);
+    let active = focus("xprop", &["-root", "_NET_ACTIVE_WINDOW"]);
     let opened = act(&mut engine, &see, "click", "combo_box", "Country", &[]);
-    // Shown if the menu never comes: what the click itself answered.
+    // Shown if the menu never comes: what the click itself answered, and the focus before it.
     eprintln!("the click on the combo box: {}", opened.text());
+    eprintln!("before it, the X input focus was window {input_focus}; {active}");
     let menu = see_until(&mut engine, |o| find(o, "menu_item", "Norway").is_some());
     act(&mut engine, &menu, "click", "menu_item", "Norway", &[]);
     assert!(app.wait_for(|l| l == "combo=Norway").is_some(), "the app selected Norway: {:?}", app.seen);
