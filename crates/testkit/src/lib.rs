@@ -226,9 +226,11 @@ pub fn flat_ods(sheet: &str, rows: &[&[&str]]) -> String {
 
 /// LibreOffice Calc on a test desktop, with a profile of its own (no first-start wizard, no recovery
 /// of another run) and VCL's GTK 3 plugin, the one on the accessibility bus (without a desktop session
-/// Calc picks X11's, which has none); killed when dropped.
+/// Calc picks X11's, which has none). It ends with the sandbox it was started in, whose stop also
+/// removes the pipe LibreOffice binds in /tmp: killed here first, its launcher takes `soffice.bin`
+/// down with it before the sandbox can see that pipe, and the file stays behind.
 pub struct Calc {
-    _process: Spawned,
+    _process: Child,
 }
 
 impl Calc {
@@ -245,6 +247,6 @@ impl Calc {
             .stdout(Stdio::null())
             .stderr(Stdio::null());
         let process = soffice.spawn().expect("soffice starts (scripts/setup-desktop installs libreoffice-calc)");
-        Calc { _process: Spawned(process) }
+        Calc { _process: process }
     }
 }
