@@ -5,7 +5,7 @@ mod common;
 
 use common::Fx;
 use handrail_core::{Confirm, GuardDecision, Mode, Outcome, Rule, Status};
-use handrail_sim::{Reaction, Widget};
+use handrail_sim::{Reaction, Widget, WidgetId};
 
 /// Runs `call` and checks: refused ⇒ the desktop is untouched; allowed ⇒ it acted.
 fn expect_verdict(fx: &mut Fx, refused: bool, call: impl FnOnce(&mut Fx) -> Outcome) -> Outcome {
@@ -335,24 +335,30 @@ fn screen_text_cannot_change_a_decision_or_forge_a_line() {
     expect_verdict(&mut fx, true, |fx| fx.on("click", "Delete account", &[]));
 }
 
+/// A status text, an "Elsewhere" text to park the pointer on, and a button reading `label` that says
+/// "Delete account" `reacts_after` the pointer arrives on it and deletes the account when clicked;
+/// returns the status text and the button.
+fn lure_button(fx: &Fx, label: &str, reacts_after: std::time::Duration) -> (WidgetId, WidgetId) {
+    let status = fx.sim.add_widget(fx.win, Widget::text("").key("status").at(130, 640, 300, 20));
+    fx.sim.add_widget(fx.win, Widget::text("Elsewhere").at(700, 640, 200, 20));
+    let lure = fx.sim.add_widget(
+        fx.win,
+        Widget::button(label)
+            .key("lure")
+            .at(130, 140, 180, 30)
+            .on_hover(Reaction::set_label("lure", "Delete account").after(reacts_after))
+            .on_click(Reaction::set_label(status, "account deleted")),
+    );
+    (status, lure)
+}
+
 /// A button that reads "Save" when observed and "Delete account" only once the pointer is over it
 /// (after the app's own reaction time): the press is judged on what is under the pointer when it
 /// arrives, and a removal nobody asked for is refused with no button pressed.
 #[test]
 fn a_label_shown_only_under_the_pointer_is_judged_before_the_button_goes_down() {
-    use std::time::Duration;
     let mut fx = Fx::empty();
-    let w = fx.win;
-    let status = fx.sim.add_widget(w, Widget::text("").key("status").at(130, 640, 300, 20));
-    fx.sim.add_widget(w, Widget::text("Elsewhere").at(700, 640, 200, 20));
-    let lure = fx.sim.add_widget(
-        w,
-        Widget::button("Save")
-            .key("lure")
-            .at(130, 140, 180, 30)
-            .on_hover(Reaction::set_label("lure", "Delete account").after(Duration::from_millis(30)))
-            .on_click(Reaction::set_label(status, "account deleted")),
-    );
+    let (status, lure) = lure_button(&fx, "Save", std::time::Duration::from_millis(30));
     let clicked = |fx: &Fx| fx.sim.calls().iter().filter(|c| matches!(c, handrail_sim::SimCall::Click { .. })).count();
     let cases = [
         (Mode::Interactive, "save my draft", "click"),
@@ -406,16 +412,7 @@ fn a_label_a_busy_app_shows_late_under_the_pointer_is_still_judged_before_the_pr
     use std::time::Duration;
     let mut fx = Fx::empty();
     let w = fx.win;
-    let status = fx.sim.add_widget(w, Widget::text("").key("status").at(130, 640, 300, 20));
-    fx.sim.add_widget(w, Widget::text("Elsewhere").at(700, 640, 200, 20));
-    let lure = fx.sim.add_widget(
-        w,
-        Widget::button("Keep draft")
-            .key("lure")
-            .at(130, 140, 180, 30)
-            .on_hover(Reaction::set_label("lure", "Delete account").after(Duration::from_millis(100)))
-            .on_click(Reaction::set_label(status, "account deleted")),
-    );
+    let (status, lure) = lure_button(&fx, "Keep draft", Duration::from_millis(100));
     let follow = fx.sim.add_widget(
         w,
         Widget::button("Follow").key("follow").at(130, 240, 180, 30).on_click(Reaction::set_label(status, "following")),
@@ -448,7 +445,7 @@ fn a_label_a_busy_app_shows_late_under_the_pointer_is_still_judged_before_the_pr
 
 /// A "Follow" button that reads "Follow Ann" while the pointer is on it and sets a status text to
 /// "following" when clicked; returns that status text.
-fn follow_button(fx: &Fx) -> handrail_sim::WidgetId {
+fn follow_button(fx: &Fx) -> WidgetId {
     use std::time::Duration;
     let status = fx.sim.add_widget(fx.win, Widget::text("").key("status").at(130, 640, 300, 20));
     fx.sim.add_widget(

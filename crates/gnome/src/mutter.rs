@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use handrail_dbus::wire::{Arg, Call, Value};
 use handrail_dbus::Bus;
 use handrail_platform::{Point, Rect};
-use log::debug;
+use log::{debug, warn};
 
 use crate::error::GnomeError;
 
@@ -330,7 +330,10 @@ fn monitor_state(bus: &mut Bus) -> Result<(Vec<String>, Vec<crate::display::Moni
     let monitors = values.get(1).and_then(Value::as_array).ok_or_else(|| {
         GnomeError::Unexpected(format!("GetCurrentState without a monitor list: {}", reply.signature))
     })?;
-    let scales = crate::display::monitor_scales(&values).unwrap_or_default();
+    let scales = crate::display::monitor_scales(&values).unwrap_or_else(|| {
+        warn!("GetCurrentState in an unknown shape ({}): pointer positions are not scaled", reply.signature);
+        Vec::new()
+    });
     Ok((monitors.iter().filter_map(connector_of).collect(), scales))
 }
 

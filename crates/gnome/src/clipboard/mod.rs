@@ -52,6 +52,8 @@ pub const PASTE_QUIET: Duration = Duration::from_millis(120);
 /// A new text is offered, or the person's clipboard given back, only once the text offered last
 /// has had no read for this long.
 pub const OFFER_GAP: Duration = Duration::from_millis(400);
+/// How often a stopping server looks whether mutter's clipboard manager has copied what it gave back.
+const COPY_POLL: Duration = Duration::from_millis(5);
 /// How often the serving thread looks at its stop flag.
 const STOP_CHECK: Duration = Duration::from_millis(100);
 
@@ -75,6 +77,8 @@ struct State {
     give_back_at: Option<Instant>,
     /// When a read of the text was last answered.
     last_read: Option<Instant>,
+    /// How many reads of the given-back clipboard were answered.
+    kept_reads: u64,
 }
 
 /// The session's clipboard, served by a thread of its own. Stopped when dropped.
@@ -145,8 +149,13 @@ impl ClipboardServer {
             CALL_TIMEOUT,
             "EnableClipboard",
         )?;
-        let state =
-            Arc::new(Mutex::new(State { offer: Offer::Nothing, kept: None, give_back_at: None, last_read: None }));
+        let state = Arc::new(Mutex::new(State {
+            offer: Offer::Nothing,
+            kept: None,
+            give_back_at: None,
+            last_read: None,
+            kept_reads: 0,
+        }));
         let stop = Arc::new(AtomicBool::new(false));
         let (served_tx, served) = mpsc::channel();
         let thread = {
@@ -180,6 +189,8 @@ impl ClipboardServer {
                                 if text {
                                     lock(&state).last_read = Some(Instant::now());
                                     let _ = served_tx.send(ok);
+                                } else if data.is_some() {
+                                    lock(&state).kept_reads += 1;
                                 }
                             }
                             Err(RecvTimeoutError::Timeout) => {}
@@ -250,17 +261,21 @@ impl ClipboardServer {
 
 impl Drop for ClipboardServer {
     fn drop(&mut self) {
-        // Due or not, the person's clipboard goes back now, and its reads are answered a moment
-        // longer: mutter's clipboard manager copies it to keep after the session.
-        let due = {
+        // Due or not, the person's clipboard goes back now, and its reads are answered until
+        // mutter's clipboard manager has copied it (it reads a new owner at once) to keep after the
+        // session, for at most OFFER_GAP.
+        let (due, reads) = {
             let mut st = lock(&self.state);
             let due = st.give_back_at.is_some();
             st.give_back_at = due.then(Instant::now);
-            due
+            (due, st.kept_reads)
         };
         if due {
             give_back_if_due(&self.session, &self.state);
-            std::thread::sleep(OFFER_GAP);
+            let until = Instant::now() + OFFER_GAP;
+            while lock(&self.state).kept_reads == reads && Instant::now() < until {
+                std::thread::sleep(COPY_POLL);
+            }
         }
         self.stop.store(true, Ordering::Relaxed);
         if let Some(t) = self.thread.take() {
