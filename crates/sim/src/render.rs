@@ -297,24 +297,42 @@ pub(crate) fn downscale(src: &[u8], stride: usize, from: Size, to: Size) -> Vec<
 }
 
 /// A content hash of a frame (geometry and visible pixels), to recognise frames this sim captured.
+///
+/// Every capture and every OCR call hashes a whole frame, so the pixels go through four independent
+/// lanes (one multiply chain was a quarter of a simulated test's time).
 pub(crate) fn frame_key(frame: &Frame) -> u64 {
-    let mut h: u64 = 0xCBF2_9CE4_8422_2325;
-    let mut mix = |v: u64| h = (h.rotate_left(5) ^ v).wrapping_mul(0x517C_C1B7_2722_0A95);
-    let o = frame.origin;
-    mix(u64::from(frame.size.width) << 32 | u64::from(frame.size.height));
-    mix(u64::from(o.x as u32) << 32 | u64::from(o.y as u32));
-    mix(u64::from(o.width) << 32 | u64::from(o.height));
+    const SEEDS: [u64; LANES] =
+        [0xCBF2_9CE4_8422_2325, 0x9E37_79B9_7F4A_7C15, 0xC2B2_AE3D_27D4_EB4F, 0x1656_67B1_9E37_79F9];
+    const LANES: usize = 4;
+    fn mix(h: u64, v: u64) -> u64 {
+        (h.rotate_left(5) ^ v).wrapping_mul(0x517C_C1B7_2722_0A95)
+    }
+    let word = |w: &[u8]| u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+    let mut lanes = SEEDS;
     for y in 0..frame.size.height {
         let row = frame.row(y);
-        let mut words = row.chunks_exact(8);
+        let mut blocks = row.chunks_exact(8 * LANES);
+        for block in &mut blocks {
+            for (lane, w) in lanes.iter_mut().zip(block.chunks_exact(8)) {
+                *lane = mix(*lane, word(w));
+            }
+        }
+        // Row ends go to lane 0 with the row's length, so a pixel moved across a row end changes the key.
+        let rest = blocks.remainder();
+        let mut words = rest.chunks_exact(8);
         for w in &mut words {
-            mix(u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]));
+            lanes[0] = mix(lanes[0], word(w));
         }
         for b in words.remainder() {
-            mix(u64::from(*b));
+            lanes[0] = mix(lanes[0], u64::from(*b));
         }
+        lanes[0] = mix(lanes[0], row.len() as u64);
     }
-    h
+    let o = frame.origin;
+    let mut h = lanes.iter().fold(0, |h, lane| mix(h, *lane));
+    h = mix(h, u64::from(frame.size.width) << 32 | u64::from(frame.size.height));
+    h = mix(h, u64::from(o.x as u32) << 32 | u64::from(o.y as u32));
+    mix(h, u64::from(o.width) << 32 | u64::from(o.height))
 }
 
 /// Encodes frames as binary greyscale PGM (`P5`): cheap, dependency free, and enough for tests that
@@ -361,5 +379,32 @@ impl Encoder for PgmEncoder {
             );
         }
         Ok(EncodedImage { mime: "image/x-portable-graymap", size, bytes })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(size: Size, pixels: Vec<u8>) -> Frame {
+        Frame { size, screen: size, stride: size.width as usize * 4, pixels, origin: Rect::from_size(size) }
+    }
+
+    #[test]
+    fn a_frame_key_changes_with_any_one_byte_and_with_the_geometry() {
+        // 13 pixels a row: whole lane blocks, whole words and single bytes at each row's end.
+        let size = Size::new(13, 3);
+        let base: Vec<u8> = (0..13 * 3 * 4).map(|i| (i * 7 % 251) as u8).collect();
+        let key = frame_key(&frame(size, base.clone()));
+        assert_eq!(key, frame_key(&frame(size, base.clone())), "the same pixels, the same key");
+        for i in 0..base.len() {
+            let mut changed = base.clone();
+            changed[i] ^= 1;
+            assert_ne!(frame_key(&frame(size, changed)), key, "byte {i} changed");
+        }
+        let mut moved = frame(size, base.clone());
+        moved.origin = Rect::new(1, 0, 13, 3);
+        assert_ne!(frame_key(&moved), key, "the same pixels from elsewhere on the screen");
+        assert_ne!(frame_key(&frame(Size::new(39, 1), base)), key, "the same bytes in another shape");
     }
 }
