@@ -83,19 +83,33 @@ impl IdTracker {
     }
 
     /// Gives every element an id: the id of its partner in the previous observation, or a fresh one.
-    /// The elements become the reference for the next call.
-    pub fn assign(&mut self, elements: &mut [Element]) {
+    /// The elements become the reference for the next call; when accessibility did not answer whole
+    /// (`ax_whole` false), so do the accessibility elements it left unmatched: a look that missed the
+    /// accessibility tree of a busy app (its elements then read by OCR, or not at all) does not cost
+    /// them their ids in the next whole look.
+    pub fn assign(&mut self, elements: &mut [Element], ax_whole: bool) {
         let partners = match_elements(&self.previous, elements);
+        let mut matched = vec![false; self.previous.len()];
         for (e, partner) in elements.iter_mut().zip(partners) {
             e.id = match partner {
-                Some(bi) => self.previous[bi].id,
+                Some(bi) => {
+                    matched[bi] = true;
+                    self.previous[bi].id
+                }
                 None => {
                     self.last_issued += 1;
                     ElementId(self.last_issued)
                 }
             };
         }
+        let kept: Vec<Element> = if ax_whole {
+            Vec::new()
+        } else {
+            let previous = std::mem::take(&mut self.previous);
+            previous.into_iter().zip(matched).filter(|(e, m)| !m && e.source.has_ax()).map(|(e, _)| e).collect()
+        };
         self.previous = elements.to_vec();
+        self.previous.extend(kept);
     }
 
     /// Like [`assign`](Self::assign) without issuing anything: unknown elements stay unassigned.
@@ -125,18 +139,18 @@ mod tests {
     fn persisting_elements_keep_ids_and_new_ones_get_fresh_ids() {
         let mut t = IdTracker::default();
         let mut first = vec![el(Role::Button, "Save", 10, 10), el(Role::Button, "Open", 100, 10)];
-        t.assign(&mut first);
+        t.assign(&mut first, true);
         assert_eq!((first[0].id, first[1].id), (ElementId(1), ElementId(2)));
 
         // Save moved a little, Open vanished, Cancel appeared.
         let mut second = vec![el(Role::Button, "Cancel", 200, 10), el(Role::Button, "Save", 20, 14)];
-        t.assign(&mut second);
+        t.assign(&mut second, true);
         assert_eq!(second[1].id, ElementId(1));
         assert_eq!(second[0].id, ElementId(3));
 
         // Same label far away is a different element.
         let mut third = vec![el(Role::Button, "Save", 900, 600)];
-        t.assign(&mut third);
+        t.assign(&mut third, true);
         assert_eq!(third[0].id, ElementId(4));
     }
 
@@ -144,18 +158,44 @@ mod tests {
     fn duplicates_pair_with_the_nearest() {
         let mut t = IdTracker::default();
         let mut first = vec![el(Role::Link, "More", 10, 10), el(Role::Link, "More", 10, 60)];
-        t.assign(&mut first);
+        t.assign(&mut first, true);
         let mut second = vec![el(Role::Link, "More", 10, 62), el(Role::Link, "More", 10, 12)];
-        t.assign(&mut second);
+        t.assign(&mut second, true);
         assert_eq!(second[0].id, first[1].id);
         assert_eq!(second[1].id, first[0].id);
+    }
+
+    #[test]
+    fn a_look_accessibility_missed_keeps_the_ids_of_what_it_knew_for_the_next_look() {
+        let ax = |label: &str, x: i32| {
+            let mut e = el(Role::Button, label, x, 10);
+            e.source = crate::observation::Source::Ax;
+            e
+        };
+        let mut t = IdTracker::default();
+        let mut first = vec![ax("Save", 10), ax("Open", 100)];
+        t.assign(&mut first, true);
+        // Accessibility missed its deadline: only OCR's text of Save was read.
+        let mut missed = vec![el(Role::Text, "Save", 10, 10)];
+        t.assign(&mut missed, false);
+        assert_eq!(missed[0].id, ElementId(3), "OCR text is another kind of element");
+        // Missed again: what accessibility knew is still kept.
+        t.assign(&mut Vec::new(), false);
+        let mut whole = vec![ax("Save", 12), ax("Open", 100), ax("New", 300)];
+        t.assign(&mut whole, true);
+        assert_eq!(whole.iter().map(|e| e.id.0).collect::<Vec<_>>(), [1, 2, 4]);
+        // A whole look replaces the reference: what it did not show is gone.
+        t.assign(&mut [ax("New", 300)], true);
+        let mut back = vec![ax("Save", 12)];
+        t.assign(&mut back, true);
+        assert_eq!(back[0].id, ElementId(5));
     }
 
     #[test]
     fn peek_issues_nothing() {
         let mut t = IdTracker::default();
         let mut first = vec![el(Role::Button, "Save", 10, 10)];
-        t.assign(&mut first);
+        t.assign(&mut first, true);
         let mut probe = vec![el(Role::Button, "Save", 10, 10), el(Role::Button, "New", 300, 10)];
         t.peek(&mut probe);
         assert_eq!(probe[0].id, ElementId(1));

@@ -46,6 +46,24 @@ fn moved_elements_keep_ids_and_new_ones_get_new_ids() {
     assert!(n > 7, "new ids continue the sequence: {cancel}");
 }
 
+/// A busy app's accessibility tree missed two looks in a row (its text then read by OCR); when it
+/// answers again its elements have the ids they had, so a model holding them goes on.
+#[test]
+fn elements_keep_their_ids_through_looks_that_missed_accessibility() {
+    let (mut fx, _) = Fx::form();
+    fx.see();
+    let (save, agree) = (fx.id("Save"), fx.id("I agree"));
+    fx.sim.miss_next_ax_snapshots(2);
+    for _ in 0..2 {
+        let missed = fx.see();
+        let ax = missed.observation.as_ref().map(|o| o.ax);
+        assert!(ax.is_some_and(|ax| ax != AxHealth::Ok), "{}", missed.text());
+    }
+    let whole = fx.see();
+    assert_eq!(whole.observation.as_ref().map(|o| o.ax), Some(AxHealth::Ok), "{}", whole.text());
+    assert_eq!((fx.id("Save"), fx.id("I agree")), (save, agree), "{}", whole.text());
+}
+
 #[test]
 fn click_with_delayed_reaction_reports_change_with_evidence_and_verifies_expect() {
     let (mut fx, ids) = Fx::form();

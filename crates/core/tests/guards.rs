@@ -5,7 +5,7 @@ mod common;
 
 use common::Fx;
 use handrail_core::{Confirm, GuardDecision, Mode, Outcome, Rule, Status};
-use handrail_sim::{Reaction, Widget, WidgetId};
+use handrail_sim::{Reaction, SimDesktop, Widget, WidgetId};
 
 /// Runs `call` and checks: refused ⇒ the desktop is untouched; allowed ⇒ it acted.
 fn expect_verdict(fx: &mut Fx, refused: bool, call: impl FnOnce(&mut Fx) -> Outcome) -> Outcome {
@@ -474,15 +474,25 @@ fn a_harmless_hover_reaction_lets_the_press_through() {
 }
 
 /// The look before a press whose accessibility does not answer once (a registry that missed its
-/// deadline on a busy machine) asks again: the press is checked on what the app says, not refused
-/// as stale for the hover reaction its pixels show.
+/// deadline on a busy machine, or only the target's app missing while another answered) asks again:
+/// the press is checked on what the app says, not refused as stale for the hover reaction its
+/// pixels show.
 #[test]
 fn a_look_before_the_press_that_accessibility_missed_once_is_asked_again() {
+    follow_ann_after_a_missed_look(|sim| sim.miss_next_ax_snapshots(1));
+}
+
+#[test]
+fn a_look_before_the_press_that_missed_the_targets_app_once_is_asked_again() {
+    follow_ann_after_a_missed_look(|sim| sim.miss_app_in_next_ax_snapshots(1));
+}
+
+fn follow_ann_after_a_missed_look(miss: impl Fn(&SimDesktop)) {
     let mut fx = Fx::empty();
     let status = follow_button(&fx);
     fx.turn("follow Ann", Mode::Unattended);
     fx.see();
-    fx.sim.miss_next_ax_snapshots(1);
+    miss(&fx.sim);
     let o = fx.on("click", "Follow", &[]);
     assert_eq!(o.status, Status::Ok, "{}", o.text());
     assert_eq!(fx.sim.widget(status).label, "following");

@@ -328,6 +328,12 @@ impl Accessibility for SimAccessibility {
         let snapshot = if w.ax_misses > 0 {
             w.ax_misses -= 1;
             AxSnapshot::unavailable()
+        } else if w.ax_partial_misses > 0 && w.ax_health == handrail_platform::AxHealth::Ok {
+            w.ax_partial_misses -= 1;
+            w.ax_health = handrail_platform::AxHealth::Partial;
+            let partial = crate::ax::snapshot(&w, limits);
+            w.ax_health = handrail_platform::AxHealth::Ok;
+            partial
         } else {
             crate::ax::snapshot(&w, limits)
         };

@@ -388,6 +388,13 @@ impl SimDesktop {
         self.shared.lock().ax_misses = count;
     }
 
+    /// The next `count` accessibility snapshots come back `Partial`, without the app
+    /// [`set_ax_missing_app`](Self::set_ax_missing_app) names (the frontmost by default), then whole
+    /// again (one app that missed the registry's deadline on a busy machine).
+    pub fn miss_app_in_next_ax_snapshots(&self, count: u32) {
+        self.shared.lock().ax_partial_misses = count;
+    }
+
     /// Which app a `Partial` snapshot leaves out (`None`: the frontmost).
     pub fn set_ax_missing_app(&self, app: Option<&str>) {
         self.shared.lock().ax_missing_app = app.map(str::to_string);

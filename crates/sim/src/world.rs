@@ -146,6 +146,8 @@ pub(crate) struct World {
     pub ax_read_time: Duration,
     /// How many of the next snapshots come back `Unavailable` (a registry that missed its deadline).
     pub ax_misses: u32,
+    /// Snapshots still to come back `Partial`, without the app [`World::ax_missing_app`] names.
+    pub ax_partial_misses: u32,
     text_cache: VecDeque<CachedText>,
     /// Requests the simulated network guard refused, until `NetworkPolicy::take_blocked` drains them.
     pub blocked: Vec<BlockedRequest>,
@@ -196,6 +198,7 @@ impl World {
             ocr_available: true,
             ax_read_time: Duration::ZERO,
             ax_misses: 0,
+            ax_partial_misses: 0,
             text_cache: VecDeque::new(),
             blocked: Vec::new(),
             typing_faults: VecDeque::new(),

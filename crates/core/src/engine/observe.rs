@@ -214,7 +214,7 @@ pub(super) fn observe(
         }
     };
     let mut merged = super::look::visible_elements(&ax, &lines, geo, front.as_ref(), &windows);
-    tracker.assign(&mut merged.elements);
+    tracker.assign(&mut merged.elements, ax.health == handrail_platform::AxHealth::Ok);
     let thumbnail = Thumbnail::of(&frame);
     let focused_app = merged.focus.and_then(|i| merged.elements.get(i)).map(|e| e.app.clone());
     let t2 = clock.now();

@@ -33,12 +33,16 @@ pub(super) struct Probe {
 pub(super) fn probe(d: &Desktop, config: &Config, tracker: &IdTracker) -> Result<Probe, PlatformError> {
     let frame = d.screen.capture(None, config.max_image)?;
     let mut ax = d.accessibility.snapshot(&config.ax_limits);
+    let front = d.windows.frontmost().ok().flatten();
     // A registry that missed its deadline (a busy machine) is asked once more: without the tree the
-    // target can only be compared by its pixels, which the pointer's hover may have changed.
-    if ax.health == AxHealth::Unavailable {
+    // target can only be compared by its pixels, which the pointer's hover may have changed. So is a
+    // tree the app in front (where targets mostly are) was missing from while another app did not
+    // answer: its target could not be checked at all.
+    let front_unanswered = ax.health == AxHealth::Partial
+        && front.as_ref().is_some_and(|w| super::look::front_without_tree(&ax, w).is_some());
+    if ax.health == AxHealth::Unavailable || front_unanswered {
         ax = d.accessibility.snapshot(&config.ax_limits);
     }
-    let front = d.windows.frontmost().ok().flatten();
     let geo = Geometry { image: frame.size, scale: frame.scale() };
     let windows = super::look::read_windows(d, frame.scale());
     let mut merged = super::look::visible_elements(&ax, &[], geo, front.as_ref(), &windows);
