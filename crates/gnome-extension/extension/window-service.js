@@ -5,7 +5,8 @@
 // without places (and answers only the portal). This serves the window stack on the session bus as
 // dev.handrail.Shell.Windows at /dev/handrail/Shell/Windows: every window bottom to top, with its
 // frame and buffer rectangles in stage pixels, and raises the one asked for. It reads and raises
-// windows only: nothing is typed, captured or closed through it.
+// windows only: nothing is typed, captured or closed through it. It also says which keyboard layout
+// (the keymap's group) is active: mutter tells only the focused window.
 
 const IFACE = `
 <node>
@@ -20,6 +21,7 @@ const IFACE = `
     <property name="Version" type="u" access="read"/>
     <property name="OverviewVisible" type="b" access="read"/>
     <property name="StartupComplete" type="b" access="read"/>
+    <property name="LayoutGroup" type="u" access="read"/>
   </interface>
 </node>`;
 
@@ -30,10 +32,19 @@ function rect(r) {
 class WindowService {
     constructor() {
         this._impl = Gio.DBusExportedObject.wrapJSObject(IFACE, this);
+        this._switchedGroup = null;
     }
 
     get Version() {
-        return 1;
+        return 2;
+    }
+
+    // The keymap group GNOME Shell made active (its input source), or the one mutter last reported
+    // switching to by itself (an XKB group-switch option) since the keymap was set.
+    get LayoutGroup() {
+        if (this._switchedGroup !== null)
+            return this._switchedGroup;
+        return KeyboardManager.getKeyboardManager().currentLayout?.groupIndex ?? 0;
     }
 
     get OverviewVisible() {
@@ -92,6 +103,14 @@ class WindowService {
             Main.overview.connect('showing', () => this._overviewChanged()),
             Main.overview.connect('hidden', () => this._overviewChanged()),
         ];
+        this._keymap = [
+            global.backend.connect('keymap-layout-group-changed', (_b, group) => {
+                this._switchedGroup = group;
+            }),
+            global.backend.connect('keymap-changed', () => {
+                this._switchedGroup = null;
+            }),
+        ];
     }
 
     _overviewChanged() {
@@ -101,6 +120,8 @@ class WindowService {
     unexport() {
         for (const id of this._overview ?? [])
             Main.overview.disconnect(id);
+        for (const id of this._keymap ?? [])
+            global.backend.disconnect(id);
         if (this._owner)
             Gio.bus_unown_name(this._owner);
         this._impl.unexport();

@@ -22,11 +22,12 @@ pub const UUID: &str = "handrail@handrail.dev";
 pub const BUS_NAME: &str = "dev.handrail.Shell";
 /// The object serving [`INTERFACE`].
 pub const OBJECT_PATH: &str = "/dev/handrail/Shell/Windows";
-/// `List() -> aa{sv}`, `Activate(t) -> b`, properties `Version` (u), `OverviewVisible` (b) and
-/// `StartupComplete` (b: GNOME Shell's start-up animation is over and input reaches windows).
+/// `List() -> aa{sv}`, `Activate(t) -> b`, properties `Version` (u), `OverviewVisible` (b),
+/// `StartupComplete` (b: GNOME Shell's start-up animation is over and input reaches windows) and
+/// `LayoutGroup` (u: the active keyboard layout's group in the keymap).
 pub const INTERFACE: &str = "dev.handrail.Shell.Windows";
 /// The interface version this handrail reads (the `Version` property).
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// The extension's two forms, by the GNOME Shell release that loads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

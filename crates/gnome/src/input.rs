@@ -1,14 +1,17 @@
 //! Input through mutter's remote-desktop session: pointer motion relative to a monitor's stream,
 //! buttons by evdev code, wheel steps, and keys and text as keysyms.
 //!
-//! mutter turns a keysym into a key of the current keymap itself, pressing Shift or AltGr for the
-//! level that carries it, so text the keymap can type is typed exactly; a character it has no key
-//! for is dropped by mutter 43 with only a log line. So `type_text` splits text at newlines and tabs
-//! (typed as Return and Tab: a pasted newline would run a terminal's line) and types each line that
-//! is all printable ASCII (on every Latin layout) as keys, but **pastes** a line with anything else
-//! whole through the session's clipboard (`clipboard`) with the focused window's paste key (ctrl+v;
-//! shift+Insert in terminals; editors without a dependable one get keys): one paste per line, not
-//! one per word of another script, as each paste costs the app a clipboard read.
+//! mutter turns a keysym into a key of the active keyboard layout itself, pressing Shift or AltGr
+//! for the level that carries it, so text that layout can type is typed exactly; a character it has
+//! no key for is dropped with only a log line. So `type_text` splits text at newlines and tabs (typed
+//! as Return and Tab: a pasted newline would run a terminal's line) and types each line the active
+//! layout can type as keys (with the layout's own keysyms, [`crate::keymap`]), but **pastes** a line
+//! with anything else whole through the session's clipboard (`clipboard`) with the focused window's
+//! paste key (ctrl+v; shift+Insert in terminals; editors without a dependable one get keys): one
+//! paste per line, not one per word of another script, as each paste costs the app a clipboard read.
+//! A key the active layout lacks (ctrl+v's V under a Russian layout) is pressed by the key code that
+//! carries it in another layout of the keymap, as a person presses the key with that label. Without
+//! the keymap (no Wayland socket, no libxkbcommon) printable ASCII is taken to be on the layout.
 //! [`TextRoute::Alternate`] sends each line the other way, for the engine's second attempt after a
 //! wrong arrival.
 //!
@@ -39,6 +42,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::clipboard::ClipboardServer;
 use crate::error::GnomeError;
+use crate::keymap::{Keyboard, Stroke};
 use crate::mutter::{MutterSession, CALL_TIMEOUT, REMOTE_DESKTOP_SESSION};
 
 /// Gap between the clicks of a double or triple click.
@@ -64,13 +68,43 @@ const BTN_MIDDLE: i32 = 0x112;
 /// One input event as mutter's session takes it.
 #[derive(Debug, Clone, PartialEq)]
 enum Notify {
-    Motion { stream: String, x: f64, y: f64 },
-    Button { code: i32, pressed: bool },
-    Key { keysym: Keysym, pressed: bool },
-    Wheel { horizontal: bool, steps: i32 },
+    Motion {
+        stream: String,
+        x: f64,
+        y: f64,
+    },
+    Button {
+        code: i32,
+        pressed: bool,
+    },
+    Key {
+        keysym: Keysym,
+        pressed: bool,
+    },
+    /// A key by its evdev code, for a key the active layout lacks ([`Stroke::Keycode`]).
+    Keycode {
+        code: u32,
+        pressed: bool,
+    },
+    Wheel {
+        horizontal: bool,
+        steps: i32,
+    },
 }
 
 impl Notify {
+    fn stroke(stroke: Stroke, pressed: bool) -> Notify {
+        match stroke {
+            Stroke::Keysym(keysym) => Notify::Key { keysym, pressed },
+            Stroke::Keycode(code) => Notify::Keycode { code, pressed },
+        }
+    }
+
+    /// A press and a release of `stroke`.
+    fn tap(stroke: Stroke) -> [Notify; 2] {
+        [Notify::stroke(stroke, true), Notify::stroke(stroke, false)]
+    }
+
     fn member_and_args(&self) -> (&'static str, Vec<Arg>) {
         match self {
             Notify::Motion { stream, x, y } => {
@@ -78,6 +112,7 @@ impl Notify {
             }
             Notify::Button { code, pressed } => ("NotifyPointerButton", vec![Arg::I32(*code), Arg::Bool(*pressed)]),
             Notify::Key { keysym, pressed } => ("NotifyKeyboardKeysym", vec![Arg::U32(*keysym), Arg::Bool(*pressed)]),
+            Notify::Keycode { code, pressed } => ("NotifyKeyboardKeycode", vec![Arg::U32(*code), Arg::Bool(*pressed)]),
             Notify::Wheel { horizontal, steps } => {
                 ("NotifyPointerAxisDiscrete", vec![Arg::U32(u32::from(*horizontal)), Arg::I32(*steps)])
             }
@@ -88,6 +123,9 @@ impl Notify {
 /// The paste key of the focused window, asked before each paste.
 pub type PasteKeyOf = Box<dyn Fn() -> PasteKey + Send + Sync>;
 
+/// The keyboard as it is now (keymap and active layout), asked before each key and text action.
+pub type KeyboardOf = Box<dyn Fn() -> Result<Keyboard, String> + Send + Sync>;
+
 /// Pointer and keyboard of a mutter desktop. See the [module docs](self).
 pub struct MutterInput {
     session: Arc<MutterSession>,
@@ -97,6 +135,9 @@ pub struct MutterInput {
     clipboard: Mutex<Option<ClipboardServer>>,
     /// Whether this session's pointer has been placed once (see [`MutterInput::place_pointer`]).
     pointer_placed: AtomicBool,
+    keyboard: Option<KeyboardOf>,
+    /// Whether not knowing the keyboard has been logged (once a session, not once an action).
+    keyboard_unknown_told: AtomicBool,
 }
 
 impl std::fmt::Debug for MutterInput {
@@ -115,6 +156,29 @@ impl MutterInput {
             paste_key: Box::new(|| PasteKey::CtrlV),
             clipboard: Mutex::new(None),
             pointer_placed: AtomicBool::new(false),
+            keyboard: None,
+            keyboard_unknown_told: AtomicBool::new(false),
+        }
+    }
+
+    /// Asks `keyboard` for the keymap and the active layout before each key and text action.
+    pub fn reading_keyboard(mut self, keyboard: KeyboardOf) -> MutterInput {
+        self.keyboard = Some(keyboard);
+        self
+    }
+
+    /// The keyboard now, or `None` (printable ASCII then taken to be on it) when it cannot be read.
+    fn keyboard(&self) -> Option<Keyboard> {
+        match self.keyboard.as_ref()?() {
+            Ok(k) => Some(k),
+            Err(why) => {
+                if !self.keyboard_unknown_told.swap(true, Ordering::Relaxed) {
+                    log::warn!(
+                        "the keyboard layout is unknown ({why}); typing printable ASCII as keys, pasting the rest"
+                    );
+                }
+                None
+            }
         }
     }
 
@@ -125,7 +189,7 @@ impl MutterInput {
     }
 
     /// Offers `run` on the clipboard, sends `key` and waits until the app has read it.
-    fn paste(&self, run: &str, key: PasteKey) -> Result<(), PlatformError> {
+    fn paste(&self, run: &str, key: PasteKey, keyboard: Option<&Keyboard>) -> Result<(), PlatformError> {
         let mut clipboard = self.clipboard.lock().unwrap_or_else(|e| e.into_inner());
         if clipboard.is_none() {
             *clipboard = Some(ClipboardServer::start(Arc::clone(&self.session))?);
@@ -134,13 +198,15 @@ impl MutterInput {
             return Err(PlatformError::Failed("the session's clipboard is not served".into()));
         };
         server.offer(run)?;
-        self.send_releasing(&paste_events(key))?;
+        self.send_releasing(&paste_events(key, keyboard)?)?;
         server.wait_pasted()
     }
 
     fn type_text_by(&self, text: &str, route: TextRoute) -> Result<(), PlatformError> {
         check_typed_length(text)?;
-        let pieces = text_pieces(text)?;
+        let keyboard = self.keyboard();
+        let keyboard = keyboard.as_ref();
+        let pieces = text_pieces(text, keyboard)?;
         let paste_key =
             if pieces.iter().any(|p| matches!(p, Piece::Run { .. })) { (self.paste_key)() } else { PasteKey::CtrlV };
         for piece in &pieces {
@@ -151,9 +217,9 @@ impl MutterInput {
                 ])?,
                 Piece::Run { text, on_keymap } => {
                     if run_by_keys(route, paste_key, *on_keymap) {
-                        self.send_releasing(&text_events(text)?)?;
+                        self.send_releasing(&text_events(text, keyboard)?)?;
                     } else {
-                        self.paste(text, paste_key)?;
+                        self.paste(text, paste_key, keyboard)?;
                     }
                 }
             }
@@ -244,12 +310,17 @@ fn releases_of(events: &[Notify]) -> Vec<Notify> {
     let mut held: Vec<Notify> = Vec::new();
     for e in events {
         match e {
-            Notify::Button { pressed: true, .. } | Notify::Key { pressed: true, .. } => held.push(e.clone()),
+            Notify::Button { pressed: true, .. }
+            | Notify::Key { pressed: true, .. }
+            | Notify::Keycode { pressed: true, .. } => held.push(e.clone()),
             Notify::Button { code, pressed: false } => {
                 held.retain(|h| !matches!(h, Notify::Button { code: c, .. } if c == code));
             }
             Notify::Key { keysym, pressed: false } => {
                 held.retain(|h| !matches!(h, Notify::Key { keysym: k, .. } if k == keysym));
+            }
+            Notify::Keycode { code, pressed: false } => {
+                held.retain(|h| !matches!(h, Notify::Keycode { code: c, .. } if c == code));
             }
             _ => {}
         }
@@ -259,6 +330,7 @@ fn releases_of(events: &[Notify]) -> Vec<Notify> {
         .map(|h| match h {
             Notify::Button { code, .. } => Notify::Button { code: *code, pressed: false },
             Notify::Key { keysym, .. } => Notify::Key { keysym: *keysym, pressed: false },
+            Notify::Keycode { code, .. } => Notify::Keycode { code: *code, pressed: false },
             other => other.clone(),
         })
         .collect()
@@ -297,27 +369,59 @@ fn beyond_ascii_keys(sym: Keysym) -> bool {
     (0x80..0xfe00).contains(&sym) || (0x0100_0080..0x1008_ff00).contains(&sym)
 }
 
-/// The events of a key combination: modifiers down, the key tapped, modifiers up in reverse. A
-/// character key beyond ASCII is refused: mutter would drop it without a word.
-fn combo_events(combo: &KeyCombo) -> Result<Vec<Notify>, PlatformError> {
+/// How to press the key that carries `sym`: as [`Keyboard::stroke`] finds it; without the keymap, by
+/// keysym, except a character beyond ASCII, which mutter would drop without a word.
+fn key_stroke(name: &str, sym: Keysym, keyboard: Option<&Keyboard>) -> Result<Stroke, PlatformError> {
+    match keyboard {
+        Some(k) => k.stroke(sym).ok_or_else(|| {
+            PlatformError::Unavailable(format!(
+                "pressing {name:?} as a key on GNOME: no layout of the keyboard has that key (the active one is {}); \
+                 type the character with the type action instead",
+                k.active_name()
+            ))
+        }),
+        None if beyond_ascii_keys(sym) => Err(PlatformError::Unavailable(format!(
+            "pressing {name:?} as a key on GNOME (mutter presses only keys of its keyboard layout, and handrail \
+             could not read the keymap); type the character with the type action instead"
+        ))),
+        None => Ok(Stroke::Keysym(sym)),
+    }
+}
+
+/// Modifiers down, `key` tapped, modifiers up in reverse.
+fn around_modifiers(modifiers: &[Keysym], key: Stroke, keyboard: Option<&Keyboard>) -> Vec<Notify> {
+    // Modifier keys are in every layout; where one is not, its key code in another layout is pressed.
+    let strokes: Vec<Stroke> =
+        modifiers.iter().map(|&m| keyboard.and_then(|k| k.stroke(m)).unwrap_or(Stroke::Keysym(m))).collect();
+    let mut events: Vec<Notify> = strokes.iter().map(|&m| Notify::stroke(m, true)).collect();
+    events.extend(Notify::tap(key));
+    events.extend(strokes.iter().rev().map(|&m| Notify::stroke(m, false)));
+    events
+}
+
+/// The events of a key combination: modifiers down, the key tapped, modifiers up in reverse.
+fn combo_events(combo: &KeyCombo, keyboard: Option<&Keyboard>) -> Result<Vec<Notify>, PlatformError> {
     let name = combo.key.to_string();
     let sym = keysym::for_key_name(&name).ok_or_else(|| PlatformError::Invalid(format!("no key named {name:?}")))?;
-    if beyond_ascii_keys(sym) {
-        return Err(PlatformError::Unavailable(format!(
-            "pressing {name:?} as a key on GNOME (mutter presses only keys of its keyboard layout, and handrail \
-             cannot read which characters that layout has); type the character with the type action instead"
-        )));
+    let key = key_stroke(&name, sym, keyboard)?;
+    let m = combo.modifiers;
+    if let (Stroke::Keycode(_), Some(k)) = (key, keyboard) {
+        // Apps match a shortcut on the key's code in every layout; a character key alone types
+        // whatever the active layout has on that key.
+        if !(m.ctrl || m.alt || m.super_key) && keysym::to_char(sym).is_some() {
+            return Err(PlatformError::Unavailable(format!(
+                "pressing {name:?} alone on GNOME: the active keyboard layout ({}) has no key for it, and the key \
+                 carrying it in another layout would type that layout's own character; type text with the type \
+                 action (shortcuts such as ctrl+{name} work)",
+                k.active_name()
+            )));
+        }
     }
-    let mods = modifier_keysyms(combo.modifiers);
-    let mut events: Vec<Notify> = mods.iter().map(|&k| Notify::Key { keysym: k, pressed: true }).collect();
-    events.push(Notify::Key { keysym: sym, pressed: true });
-    events.push(Notify::Key { keysym: sym, pressed: false });
-    events.extend(mods.iter().rev().map(|&k| Notify::Key { keysym: k, pressed: false }));
-    Ok(events)
+    Ok(around_modifiers(&modifier_keysyms(m), key, keyboard))
 }
 
 /// A piece of text to type: a key (Return, Tab) or the run of characters between two, and whether
-/// every one of them is on every Latin keymap (printable ASCII).
+/// the active layout types every one of them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Piece {
     Key(Keysym),
@@ -326,7 +430,7 @@ enum Piece {
 
 /// Splits `text` into Return (`\n`, `\r\n`, `\r`), Tab and the runs between them. Other control
 /// characters are refused: there is no honest way to type them.
-fn text_pieces(text: &str) -> Result<Vec<Piece>, PlatformError> {
+fn text_pieces(text: &str, keyboard: Option<&Keyboard>) -> Result<Vec<Piece>, PlatformError> {
     let mut pieces: Vec<Piece> = Vec::new();
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
@@ -351,7 +455,10 @@ fn text_pieces(text: &str) -> Result<Vec<Piece>, PlatformError> {
             pieces.push(Piece::Key(k));
             continue;
         }
-        let on_keymap = c.is_ascii_graphic() || c == ' ';
+        let on_keymap = match keyboard {
+            Some(k) => k.typing_keysym(c).is_some(),
+            None => c.is_ascii_graphic() || c == ' ',
+        };
         match pieces.last_mut() {
             Some(Piece::Run { text, on_keymap: all }) => {
                 text.push(c);
@@ -366,16 +473,13 @@ fn text_pieces(text: &str) -> Result<Vec<Piece>, PlatformError> {
 /// The keys that paste the clipboard into a window with `key`. The session sets the clipboard only,
 /// never the primary selection that shift+Insert pastes in terminals, so terminals get their
 /// clipboard key, ctrl+shift+v (VTE's, kitty's, foot's, Alacritty's, Konsole's).
-fn paste_events(key: PasteKey) -> Vec<Notify> {
+fn paste_events(key: PasteKey, keyboard: Option<&Keyboard>) -> Result<Vec<Notify>, PlatformError> {
     let (modifiers, k): (&[Keysym], Keysym) = match key {
         PasteKey::ShiftInsert => (&[keysym::CONTROL_L, keysym::SHIFT_L], u32::from(b'V')),
         PasteKey::CtrlV | PasteKey::None => (&[keysym::CONTROL_L], u32::from(b'v')),
     };
-    let mut events: Vec<Notify> = modifiers.iter().map(|&m| Notify::Key { keysym: m, pressed: true }).collect();
-    events.push(Notify::Key { keysym: k, pressed: true });
-    events.push(Notify::Key { keysym: k, pressed: false });
-    events.extend(modifiers.iter().rev().map(|&m| Notify::Key { keysym: m, pressed: false }));
-    events
+    let stroke = key_stroke("v", k, keyboard)?;
+    Ok(around_modifiers(modifiers, stroke, keyboard))
 }
 
 /// Whether a run goes as keys (else it is pasted): runs the keymap can type go as keys, others are
@@ -388,14 +492,17 @@ fn run_by_keys(route: TextRoute, paste_key: PasteKey, on_keymap: bool) -> bool {
     }
 }
 
-/// The events that type `text`: each character tapped as its keysym, newline as Return, tab as Tab.
-fn text_events(text: &str) -> Result<Vec<Notify>, PlatformError> {
+/// The events that type `text`: each character tapped as the active layout's keysym for it (its
+/// Unicode keysym without the keymap), newline as Return, tab as Tab.
+fn text_events(text: &str, keyboard: Option<&Keyboard>) -> Result<Vec<Notify>, PlatformError> {
     let mut events = Vec::with_capacity(text.chars().count() * 2);
     for c in text.chars() {
         let sym = match c {
             '\n' => keysym::RETURN,
             '\t' => keysym::TAB,
-            c => keysym::for_char(c)
+            c => keyboard
+                .and_then(|k| k.typing_keysym(c))
+                .or_else(|| keysym::for_char(c))
                 .ok_or_else(|| PlatformError::Invalid(format!("{c:?} cannot be typed (a control character)")))?,
         };
         events.push(Notify::Key { keysym: sym, pressed: true });
@@ -469,7 +576,8 @@ impl Input for MutterInput {
     }
 
     fn key(&self, combo: &KeyCombo) -> Result<(), PlatformError> {
-        self.send_releasing(&combo_events(combo)?)
+        let keyboard = self.keyboard();
+        self.send_releasing(&combo_events(combo, keyboard.as_ref())?)
     }
 
     fn type_text(&self, text: &str) -> Result<(), PlatformError> {
@@ -497,7 +605,7 @@ mod tests {
             key: Key::from_name("t").expect("t"),
         };
         assert_eq!(
-            combo_events(&combo).expect("events"),
+            combo_events(&combo, None).expect("events"),
             vec![
                 key(keysym::CONTROL_L, true),
                 key(keysym::SHIFT_L, true),
@@ -513,7 +621,7 @@ mod tests {
     fn text_splits_into_keys_and_the_runs_between_them() {
         let run = |t: &str, on_keymap| Piece::Run { text: t.into(), on_keymap };
         assert_eq!(
-            text_pieces("Hi สวัสดี 👍\r\nok\tx").expect("pieces"),
+            text_pieces("Hi สวัสดี 👍\r\nok\tx", None).expect("pieces"),
             vec![
                 run("Hi สวัสดี 👍", false),
                 Piece::Key(keysym::RETURN),
@@ -522,19 +630,19 @@ mod tests {
                 run("x", true),
             ]
         );
-        assert!(text_pieces("a\u{7}b").is_err(), "a bell is refused");
-        assert_eq!(text_pieces("").expect("empty"), Vec::new());
+        assert!(text_pieces("a\u{7}b", None).is_err(), "a bell is refused");
+        assert_eq!(text_pieces("", None).expect("empty"), Vec::new());
     }
 
     #[test]
     fn character_keys_beyond_ascii_are_refused_and_keyboard_keys_are_not() {
         let combo = |name: &str| KeyCombo { modifiers: Modifiers::default(), key: Key::from_name(name).expect(name) };
-        let e = combo_events(&combo("ก")).expect_err("Thai is on no key handrail knows");
+        let e = combo_events(&combo("ก"), None).expect_err("Thai is on no key handrail knows");
         assert!(e.to_string().contains("type action"), "{e}");
-        assert!(combo_events(&combo("ä")).is_err());
+        assert!(combo_events(&combo("ä"), None).is_err());
         for ok in ["a", "F5", "escape", "return", "tab", "left", "delete", "home", "super", "XF86AudioMute"] {
             if let Some(k) = Key::from_name(ok) {
-                assert!(combo_events(&KeyCombo { modifiers: Modifiers::default(), key: k }).is_ok(), "{ok}");
+                assert!(combo_events(&KeyCombo { modifiers: Modifiers::default(), key: k }, None).is_ok(), "{ok}");
             }
         }
     }
@@ -542,7 +650,8 @@ mod tests {
     #[test]
     fn terminals_paste_the_clipboard_with_ctrl_shift_v() {
         let pressed = |key| {
-            paste_events(key)
+            paste_events(key, None)
+                .expect("paste keys")
                 .into_iter()
                 .filter_map(|e| match e {
                     Notify::Key { keysym, pressed: true } => Some(keysym),
@@ -552,7 +661,10 @@ mod tests {
         };
         assert_eq!(pressed(PasteKey::ShiftInsert), vec![keysym::CONTROL_L, keysym::SHIFT_L, u32::from(b'V')]);
         assert_eq!(pressed(PasteKey::CtrlV), vec![keysym::CONTROL_L, u32::from(b'v')]);
-        assert!(releases_of(&paste_events(PasteKey::ShiftInsert)).is_empty(), "everything pressed is released");
+        assert!(
+            releases_of(&paste_events(PasteKey::ShiftInsert, None).expect("paste keys")).is_empty(),
+            "everything pressed is released"
+        );
     }
 
     #[test]
@@ -568,7 +680,7 @@ mod tests {
 
     #[test]
     fn text_is_typed_as_the_keysyms_of_its_characters() {
-        let events = text_events("aÄก\n").expect("events");
+        let events = text_events("aÄก\n", None).expect("events");
         let pressed: Vec<Keysym> = events
             .iter()
             .filter_map(|e| match e {
@@ -578,7 +690,7 @@ mod tests {
             .collect();
         assert_eq!(pressed, vec![0x61, 0xc4, 0x0100_0e01, keysym::RETURN]);
         assert_eq!(events.len(), 8, "each pressed and released");
-        assert!(text_events("a\u{7}").is_err(), "a bell is not typed");
+        assert!(text_events("a\u{7}", None).is_err(), "a bell is not typed");
     }
 
     #[test]
@@ -593,6 +705,70 @@ mod tests {
             releases_of(&events),
             vec![Notify::Button { code: BTN_LEFT, pressed: false }, key(keysym::CONTROL_L, false)]
         );
-        assert!(releases_of(&text_events("abc").expect("events")).is_empty());
+        assert!(releases_of(&text_events("abc", None).expect("events")).is_empty());
+    }
+
+    mod with_a_russian_layout_active {
+        use super::*;
+        use crate::keymap::tests::{russian_and_us, CYRILLIC_EF};
+
+        fn russian() -> Keyboard {
+            Keyboard::new(russian_and_us(), 0)
+        }
+
+        #[test]
+        fn shortcuts_press_the_key_with_the_latin_label() {
+            let ctrl_v = KeyCombo {
+                modifiers: Modifiers { ctrl: true, ..Modifiers::default() },
+                key: Key::from_name("v").expect("v"),
+            };
+            assert_eq!(
+                combo_events(&ctrl_v, Some(&russian())).expect("events"),
+                vec![
+                    key(keysym::CONTROL_L, true),
+                    Notify::Keycode { code: 47, pressed: true },
+                    Notify::Keycode { code: 47, pressed: false },
+                    key(keysym::CONTROL_L, false),
+                ]
+            );
+            // The paste itself, which a line beyond the layout needs.
+            let paste = paste_events(PasteKey::CtrlV, Some(&russian())).expect("paste keys");
+            assert!(paste.contains(&Notify::Keycode { code: 47, pressed: true }), "{paste:?}");
+            assert!(releases_of(&paste).is_empty());
+            let alone = KeyCombo { modifiers: Modifiers::default(), key: Key::from_name("v").expect("v") };
+            let e = combo_events(&alone, Some(&russian())).expect_err("v alone would type м");
+            assert!(e.to_string().contains("Russian"), "{e}");
+            let shifted = KeyCombo { modifiers: Modifiers { shift: true, ..Modifiers::default() }, ..alone.clone() };
+            assert!(combo_events(&shifted, Some(&russian())).is_err(), "shift+v would type М");
+            let enter = KeyCombo { modifiers: Modifiers::default(), key: Key::from_name("return").expect("return") };
+            assert!(combo_events(&enter, Some(&russian())).is_ok(), "keys without a character are in every layout");
+            let thai = KeyCombo { modifiers: Modifiers::default(), key: Key::from_name("ก").expect("ก") };
+            let e = combo_events(&thai, Some(&russian())).expect_err("no layout has Thai");
+            assert!(e.to_string().contains("Russian"), "{e}");
+        }
+
+        #[test]
+        fn its_own_script_is_typed_as_keys_and_latin_text_is_pasted() {
+            let pieces = text_pieces("ф 1\nav", Some(&russian())).expect("pieces");
+            assert_eq!(
+                pieces,
+                vec![
+                    Piece::Run { text: "ф 1".into(), on_keymap: true },
+                    Piece::Key(keysym::RETURN),
+                    Piece::Run { text: "av".into(), on_keymap: false },
+                ]
+            );
+            let events = text_events("ф", Some(&russian())).expect("events");
+            assert_eq!(events, vec![key(CYRILLIC_EF, true), key(CYRILLIC_EF, false)], "the layout's keysym");
+        }
+
+        #[test]
+        fn a_keycode_left_pressed_by_a_failed_burst_is_released() {
+            let events = [key(keysym::CONTROL_L, true), Notify::Keycode { code: 47, pressed: true }];
+            assert_eq!(
+                releases_of(&events),
+                vec![Notify::Keycode { code: 47, pressed: false }, key(keysym::CONTROL_L, false)]
+            );
+        }
     }
 }

@@ -7,7 +7,9 @@
 //!
 //! - [`mutter`]: one remote-desktop session, a screen-cast stream per monitor, tied to it.
 //! - [`input`]: pointer, buttons, wheel, keys and text as keysyms through that session; text the
-//!   keymap cannot type pasted through the session's clipboard (`clipboard`).
+//!   active layout cannot type pasted through the session's clipboard (`clipboard`).
+//! - [`keymap`]: the compositor's keymap and active layout, so keys the active layout lacks are
+//!   pressed where another layout has them.
 //! - [`screen`]: the streams' latest frames composed into the screen (through `handrail-pipewire`).
 //! - [`settle`]: settle from those frames (through `handrail-damage`).
 //! - [`shell`] and [`windows`]: the window stack, focus and raising through handrail's GNOME Shell
@@ -22,6 +24,7 @@ mod clipboard;
 pub mod display;
 mod error;
 pub mod input;
+pub mod keymap;
 pub mod mutter;
 pub mod screen;
 pub mod settle;
@@ -57,11 +60,29 @@ pub struct GnomeOptions {
     pub launch: LaunchEnv,
     /// Format of the screenshots sent to the model.
     pub image_format: ImageFormat,
+    /// The compositor's Wayland socket, where its keymap is read (`WAYLAND_DISPLAY` of the apps'
+    /// environment); without it keys are typed as if the layout were Latin.
+    pub wayland: Option<PathBuf>,
 }
 
 impl GnomeOptions {
+    /// The Wayland socket is the one the apps' environment names (`launch`'s `WAYLAND_DISPLAY`, a path
+    /// or a name in its `XDG_RUNTIME_DIR`, else this process's).
     pub fn new(bus_address: impl Into<String>, pipewire: Option<PathBuf>, launch: LaunchEnv) -> GnomeOptions {
-        GnomeOptions { bus_address: bus_address.into(), pipewire, launch, image_format: ImageFormat::default() }
+        let var = |name: &str| launch.vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+        let runtime_dir = var("XDG_RUNTIME_DIR")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from));
+        let wayland = var("WAYLAND_DISPLAY")
+            .and_then(|display| handrail_wayland::Socket::resolve(&display, runtime_dir.as_deref()).ok())
+            .map(|socket| socket.0);
+        GnomeOptions {
+            bus_address: bus_address.into(),
+            pipewire,
+            launch,
+            image_format: ImageFormat::default(),
+            wayland,
+        }
     }
 }
 
@@ -86,6 +107,7 @@ impl GnomeDesktop {
         let settle = MutterSettle::start(&screen)
             .map_err(|e| GnomeError::Unexpected(format!("watching the screen casts: {e}")))?;
         let scales = MonitorScales::connect(&options.bus_address)?;
+        let keyboard = keyboard_of(&options)?;
         let windows = Arc::new(GnomeWindows::new(shell, options.launch, session.layout()).scaled_by(scales));
         let accessibility = WindowRelative::new(accessibility, Arc::clone(&windows));
         let focused = Arc::clone(&windows);
@@ -96,6 +118,10 @@ impl GnomeDesktop {
                 _ => handrail_platform::paste::PasteKey::CtrlV,
             }
         }));
+        let input = match keyboard {
+            Some(keyboard) => input.reading_keyboard(keyboard),
+            None => input,
+        };
         Ok(Desktop {
             screen: Box::new(screen),
             input: Box::new(input),
@@ -112,4 +138,22 @@ impl GnomeDesktop {
             keys: handrail_platform::KeyPolicy::linux(),
         })
     }
+}
+
+/// Reads the keyboard (keymap and active layout) before each key and text action: the keymap from
+/// the compositor's Wayland socket, the layout from the extension on a connection of its own.
+fn keyboard_of(options: &GnomeOptions) -> Result<Option<input::KeyboardOf>, GnomeError> {
+    let Some(socket) = options.wayland.clone() else {
+        log::warn!("GNOME: no Wayland socket in the apps' environment; keys are typed as on a Latin layout");
+        return Ok(None);
+    };
+    let shell = ShellWindows::connect(&options.bus_address)?;
+    let socket = handrail_wayland::Socket(socket);
+    let reader =
+        keymap::KeymapReader::new(Box::new(move || handrail_wayland::seat_keymap(&socket).map_err(|e| e.to_string())));
+    Ok(Some(Box::new(move || {
+        let layouts = reader.layouts()?;
+        let group = shell.layout_group().map_err(|e| e.to_string())?;
+        Ok(keymap::Keyboard::new(layouts, group as usize))
+    })))
 }

@@ -149,6 +149,14 @@ impl ShellWindows {
         }
     }
 
+    /// The active keyboard layout: its group in the compositor's keymap.
+    pub fn layout_group(&self) -> Result<u32, GnomeError> {
+        match self.property("LayoutGroup")?.unwrapped() {
+            Value::U32(g) => Ok(*g),
+            other => Err(GnomeError::Unexpected(format!("LayoutGroup is {other:?}"))),
+        }
+    }
+
     /// Whether the overview (the Activities view) covers the screen.
     pub fn overview_visible(&self) -> Result<bool, GnomeError> {
         match self.property("OverviewVisible")?.unwrapped() {

@@ -370,3 +370,79 @@ fn terminal_runs_a_pasted_line((sandbox, desktop): (Sandbox, Desktop)) {
     drop(engine);
     sandbox.stop().expect("clean teardown");
 }
+
+/// Makes Russian the active keyboard layout as a Russian-speaking person has it (Russian first, US
+/// second, in GNOME's input sources), and waits until GNOME Shell has put it into the keymap.
+fn russian_layout_active(sandbox: &Sandbox) {
+    let status = sandbox
+        .command("gsettings")
+        .args(["set", "org.gnome.desktop.input-sources", "sources", "[('xkb', 'ru'), ('xkb', 'us')]"])
+        .status()
+        .expect("gsettings");
+    assert!(status.success(), "setting the input sources: {status}");
+    let socket = handrail_wayland::Socket(sandbox.wayland_socket().expect("GNOME's Wayland socket").to_owned());
+    let shell = handrail_gnome::ShellWindows::connect(sandbox.bus_address()).expect("the extension");
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let text = handrail_wayland::seat_keymap(&socket).expect("the compositor's keymap");
+        let layouts = handrail_gnome::keymap::compile(&text).expect("a keymap libxkbcommon reads");
+        let group = shell.layout_group().expect("the active layout");
+        let active = layouts.0.get(group as usize).map(|l| l.name.as_str());
+        if active == Some("Russian") {
+            return;
+        }
+        assert!(Instant::now() < deadline, "Russian never became the active layout ({active:?} is)");
+        std::thread::sleep(Duration::from_millis(100)); // polling GNOME Shell's reaction to the setting
+    }
+}
+
+#[test]
+fn under_a_russian_layout_latin_text_and_shortcuts_still_arrive() {
+    latin_text_and_shortcuts_arrive_under_a_russian_layout(gnome());
+}
+
+#[test]
+fn under_a_russian_layout_on_gnome_48_latin_text_and_shortcuts_still_arrive() {
+    latin_text_and_shortcuts_arrive_under_a_russian_layout(gnome_48());
+}
+
+/// mutter presses keys of the active layout only; with Russian active, Latin letters are on none of
+/// them. Each step is checked by what the app itself received.
+fn latin_text_and_shortcuts_arrive_under_a_russian_layout((sandbox, desktop): (Sandbox, Desktop)) {
+    russian_layout_active(&sandbox);
+    let (mut app, mut engine, _) = probe_in_front(&sandbox, desktop);
+
+    // Latin text: pasted whole (with ctrl+v on the key labelled V, by its key code), then read back.
+    let o = on(&mut engine, "type", "entry", "Name", &[("text", "Hello, Grace 42")]);
+    assert!(matches!(o.typing, Some(TypingCheck::Arrived { .. })), "{}", o.text());
+    assert!(app.wait_for(|l| l == "name=Hello, Grace 42").is_some(), "the app received the Latin text");
+
+    // A shortcut whose letter the layout lacks: ctrl+a selects the entry's text, so what is typed
+    // next replaces it.
+    let o = engine.call_args(&args(&[("action", "key"), ("keys", "ctrl+a")]));
+    assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
+    // The layout's own script goes as keys, one letter at a time (a paste would change the entry once).
+    let seen = std::cell::RefCell::new(Vec::new());
+    let o = engine.call_args(&args(&[("action", "type"), ("text", "Привет")]));
+    assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
+    let arrived = app.wait_for(|l| {
+        seen.borrow_mut().push(l.to_owned());
+        l == "name=Привет"
+    });
+    assert!(arrived.is_some(), "the app never held exactly the Cyrillic text (ctrl+a lost?): {:?}", seen.borrow());
+    assert!(seen.borrow().iter().any(|l| l == "name=Прив"), "typed as keys, letter by letter: {:?}", seen.borrow());
+
+    // A Latin letter alone would type the Cyrillic letter on its key: refused, nothing pressed.
+    let o = engine.call_args(&args(&[("action", "key"), ("keys", "a")]));
+    assert_eq!(o.status, Status::Error, "{}", o.text());
+    assert!(o.text().contains("Russian"), "{}", o.text());
+
+    // The person's layout is as they left it.
+    let shell = handrail_gnome::ShellWindows::connect(sandbox.bus_address()).expect("the extension");
+    assert_eq!(shell.layout_group().expect("the active layout"), 0, "Russian is still active");
+    drop(engine);
+    let typed_after: Vec<String> = app.pending().into_iter().filter(|l| l.starts_with("name=")).collect();
+    assert!(typed_after.is_empty(), "the refused key reached the app: {typed_after:?}");
+    drop(app);
+    sandbox.stop().expect("clean teardown");
+}

@@ -138,31 +138,9 @@ pub enum PwCore {}
 pub enum PwStream {}
 pub enum PwProperties {}
 
-/// Declares the functions used as fields of [`Lib`], each resolved by its C name.
-macro_rules! functions {
-    ($($field:ident = $symbol:literal: $ty:ty,)*) => {
-        /// The functions used, resolved once.
-        pub struct Lib {
-            $(pub $field: $ty,)*
-        }
-
-        fn resolve(handle: *mut c_void) -> Result<Lib, String> {
-            Ok(Lib {
-                $($field: {
-                    // SAFETY: dlsym on a live handle with a NUL-terminated name.
-                    let p = unsafe { libc::dlsym(handle, concat!($symbol, "\0").as_ptr().cast()) };
-                    if p.is_null() {
-                        return Err(format!("{} lacks {}", LIBRARY.to_string_lossy(), $symbol));
-                    }
-                    // SAFETY: the symbol is the C function of that type (PipeWire 0.3's ABI).
-                    unsafe { std::mem::transmute::<*mut c_void, $ty>(p) }
-                },)*
-            })
-        }
-    };
-}
-
-functions! {
+handrail_dl::functions! {
+    /// The functions used, resolved once.
+    pub struct Lib;
     init = "pw_init": unsafe extern "C" fn(*mut c_int, *mut *mut *mut c_char),
     thread_loop_new = "pw_thread_loop_new": unsafe extern "C" fn(*const c_char, *const c_void) -> *mut PwThreadLoop,
     thread_loop_get_loop = "pw_thread_loop_get_loop": unsafe extern "C" fn(*mut PwThreadLoop) -> *mut PwLoop,
@@ -190,10 +168,6 @@ functions! {
     stream_destroy = "pw_stream_destroy": unsafe extern "C" fn(*mut PwStream),
 }
 
-// SAFETY: plain function pointers into a library that stays loaded for the process's life.
-unsafe impl Send for Lib {}
-unsafe impl Sync for Lib {}
-
 /// The library, loaded and initialised on first use; the error says why it is not there.
 pub fn lib() -> Result<&'static Lib, String> {
     static LIB: OnceLock<Result<Lib, String>> = OnceLock::new();
@@ -201,20 +175,7 @@ pub fn lib() -> Result<&'static Lib, String> {
 }
 
 fn load() -> Result<Lib, String> {
-    // SAFETY: dlopen with a constant name; the handle is never closed (function pointers outlive it).
-    let handle = unsafe { libc::dlopen(LIBRARY.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
-    if handle.is_null() {
-        // SAFETY: dlerror returns a thread-local message or null.
-        let why = unsafe { libc::dlerror() };
-        let why = if why.is_null() {
-            "not found".to_owned()
-        } else {
-            // SAFETY: a non-null dlerror result is a NUL-terminated string.
-            unsafe { CStr::from_ptr(why) }.to_string_lossy().into_owned()
-        };
-        return Err(format!("{} could not be loaded: {why}", LIBRARY.to_string_lossy()));
-    }
-    let lib = resolve(handle)?;
+    let lib = Lib::resolve(&handrail_dl::Library::open(LIBRARY)?)?;
     // SAFETY: pw_init accepts null arguments and may be called more than once.
     unsafe { (lib.init)(std::ptr::null_mut(), std::ptr::null_mut()) };
     Ok(lib)

@@ -19,6 +19,7 @@ mod ipc;
 mod keymap;
 pub mod pace;
 mod screencopy;
+mod seat_keymap;
 pub mod settle;
 mod shm;
 pub mod windows;
@@ -35,6 +36,7 @@ pub use conn::{OutputInfo, Socket};
 pub use error::WaylandError;
 pub use handrail_launch::LaunchEnv;
 pub use ipc::SwayIpc;
+pub use seat_keymap::seat_keymap;
 
 use capture::WaylandScreen;
 use input::WaylandInput;

@@ -5,6 +5,7 @@
 
 const { Gio, GLib, Shell } = imports.gi;
 const Main = imports.ui.main;
+const KeyboardManager = imports.misc.keyboardManager;
 
 class Extension {
     enable() {

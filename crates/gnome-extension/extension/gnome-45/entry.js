@@ -5,6 +5,7 @@ import Gio from 'gi://Gio';
 import GLib from 'gi://GLib';
 import Shell from 'gi://Shell';
 import * as Main from 'resource:///org/gnome/shell/ui/main.js';
+import * as KeyboardManager from 'resource:///org/gnome/shell/misc/keyboardManager.js';
 import {Extension} from 'resource:///org/gnome/shell/extensions/extension.js';
 
 export default class HandrailExtension extends Extension {
