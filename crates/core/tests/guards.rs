@@ -323,6 +323,34 @@ fn interactive_turns_may_ask_the_person_unattended_never_do() {
     }
 }
 
+/// The question put to the person names the target by role and label, not by an element id: ids
+/// depend on each server's own looks, and a yes sealed by one replica must answer the same question
+/// asked by another.
+#[test]
+fn the_persons_question_is_the_same_whatever_ids_a_server_gave() {
+    let questions: Vec<String> = [0, 2]
+        .into_iter()
+        .map(|missed_looks| {
+            let mut fx = scene();
+            let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+            fx.engine.set_confirm(Box::new(Person(None, asked.clone())));
+            fx.turn("tidy up", Mode::Interactive);
+            // Looks that missed accessibility give the screen's text ids first.
+            fx.sim.miss_next_ax_snapshots(missed_looks);
+            for _ in 0..=missed_looks {
+                fx.see();
+            }
+            let o = fx.call(&[("action", "click"), ("target_text", "Delete account")]);
+            assert_eq!(o.status, Status::Refused, "{}", o.text());
+            let asked = asked.lock().map(|a| a.clone()).unwrap_or_default();
+            assert_eq!(asked.len(), 1, "{asked:?}");
+            asked[0].clone()
+        })
+        .collect();
+    assert_eq!(questions[0], questions[1]);
+    assert!(questions[0].contains("button \"Delete account\""), "{}", questions[0]);
+}
+
 #[test]
 fn screen_text_cannot_change_a_decision_or_forge_a_line() {
     let mut fx = Fx::empty();

@@ -162,13 +162,13 @@ impl Engine {
                     let question = if marker == DELETE_KEY {
                         format!(
                             "The agent wants to {}, which would delete {label}; your request did not ask for that. Allow it?",
-                            how(reach)
+                            how_for_person(reach)
                         )
                     } else {
                         format!(
                             "The agent wants to act on {} ({}), which looks like a removal your request did not ask for. Allow it?",
                             quote_clipped(&label, 60),
-                            how(reach),
+                            how_for_person(reach),
                         )
                     };
                     self.confirm.as_mut().and_then(|c| c.confirm(&question))
@@ -245,6 +245,13 @@ fn is_keyboard(request: &Request) -> bool {
 }
 
 /// How an action reaches an element, with the element's id where it has one already.
+/// How the action reaches its target, as a person reads it: by role and label, never by an element
+/// id, which means nothing to them and differs between replicas of a server (a yes sealed by one
+/// must answer the same question on another).
+fn how_for_person(reach: &crate::guard::effect::Reach<'_>) -> String {
+    format!("{} {} {}", reach.how, reach.element.role, quote_clipped(&reach.element.label, 40))
+}
+
 pub(super) fn how(reach: &crate::guard::effect::Reach<'_>) -> String {
     if reach.element.id == ElementId::UNASSIGNED {
         format!("{} {} {}", reach.how, reach.element.role, quote_clipped(&reach.element.label, 40))
