@@ -99,6 +99,22 @@ fn a_garbled_replacement_that_fails_again_is_reported_with_what_the_field_holds(
     assert_eq!(fx.sim.widget(note).value, "abc?", "nothing more was sent");
 }
 
+/// The look after typing missed accessibility (a busy machine): the field is looked for once more
+/// rather than reported gone, and the text is read back.
+#[test]
+fn a_look_after_typing_that_missed_accessibility_is_taken_again() {
+    let (mut fx, name, _) = desk();
+    fx.see();
+    let calls = fx.sim.calls().len();
+    // The look before typing (asked twice when it misses) and the look after it.
+    fx.sim.miss_next_ax_snapshots(3);
+    let o = fx.on("type", "Name", &[("text", "Ann")]);
+    let snapshots = fx.sim.calls()[calls..].iter().filter(|c| matches!(c, SimCall::AxSnapshot)).count();
+    assert!(snapshots >= 4, "the missed looks were taken: {snapshots} snapshots");
+    assert!(matches!(o.typing, Some(TypingCheck::Arrived { .. })), "{}", o.text());
+    assert_eq!(fx.sim.widget(name).value, "Ann");
+}
+
 #[test]
 fn what_cannot_be_read_back_says_so() {
     let (mut fx, _, _) = desk();

@@ -17,7 +17,7 @@
 
 use std::time::Duration;
 
-use handrail_platform::{Desktop, PlatformError, SettleWatch, States, TextRoute};
+use handrail_platform::{AxHealth, Desktop, PlatformError, SettleWatch, States, TextRoute};
 
 use super::config::Config;
 use super::observe::{observe, Fresh};
@@ -212,8 +212,16 @@ impl Typed<'_, '_> {
         let mut graced = false;
         let mut rounds = 0;
         let mut last: Option<String> = None;
+        let mut looked_again = false;
         loop {
             let Some((e, holds)) = after(&fresh.obs, before) else {
+                // A look whose accessibility did not answer whole (a busy machine) cannot tell that the
+                // field is gone: it is looked at once more.
+                if fresh.obs.ax != AxHealth::Ok && !looked_again {
+                    looked_again = true;
+                    *fresh = observe(self.desktop, self.config, self.tracker, None, self.marks)?;
+                    continue;
+                }
                 return Ok(Read::Gone(format!(
                     "the receiving {} {:?} is no longer listed after typing",
                     before.role, before.label
