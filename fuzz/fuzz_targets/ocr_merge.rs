@@ -198,7 +198,7 @@ fuzz_target!(|data: &[u8]| {
     // Ids over two observations, the second with everything moved a little.
     let mut tracker = IdTracker::default();
     let mut first = with_ocr.elements;
-    tracker.assign(&mut first);
+    tracker.assign(&mut first, ax.health == AxHealth::Ok);
     unique_ids(&first);
     let (dx, dy) = (i32::from(input.shift.0), i32::from(input.shift.1));
     let moved_nodes = ax
@@ -211,7 +211,7 @@ fuzz_target!(|data: &[u8]| {
         .collect();
     let moved = AxSnapshot::new(AxHealth::Ok, moved_nodes);
     let mut second = merge(&moved, &lines, geo).elements;
-    tracker.assign(&mut second);
+    tracker.assign(&mut second, true);
     unique_ids(&second);
     let newest_before = first.iter().map(|e| e.id.0).max().unwrap_or(0);
     for e in &second {
