@@ -12,6 +12,10 @@ use std::time::Duration;
 use handrail_dbus::wire::{Arg, Call, Value};
 use handrail_dbus::Bus;
 use handrail_gnome_extension::{BUS_NAME, INTERFACE, OBJECT_PATH, VERSION};
+
+/// The oldest extension version this handrail still reads (1: no `LayoutGroup`, so keys are typed as
+/// on a Latin layout): an upgraded handrail works in a session until its next login.
+const OLDEST_READ: u32 = 1;
 use handrail_platform::{Rect, WindowKind};
 
 use crate::error::GnomeError;
@@ -84,6 +88,8 @@ impl ShellWindow {
 /// A connection to the extension.
 pub struct ShellWindows {
     bus: Mutex<Bus>,
+    /// The interface version the running extension serves.
+    version: u32,
 }
 
 impl std::fmt::Debug for ShellWindows {
@@ -101,7 +107,7 @@ impl ShellWindows {
     /// version this handrail reads.
     pub fn connect(address: &str) -> Result<ShellWindows, GnomeError> {
         let bus = Bus::connect(address, CALL_TIMEOUT, Box::new(|_| {}))?;
-        let shell = ShellWindows { bus: Mutex::new(bus) };
+        let mut shell = ShellWindows { bus: Mutex::new(bus), version: 0 };
         let version = shell.property("Version").map_err(|e| match e {
             GnomeError::Dbus(handrail_dbus::DbusError::Remote { name, .. })
                 if name.ends_with("ServiceUnknown") || name.ends_with("NameHasNoOwner") =>
@@ -111,7 +117,17 @@ impl ShellWindows {
             other => other,
         })?;
         match version.as_u32() {
-            Some(VERSION) => Ok(shell),
+            Some(v @ (OLDEST_READ..=VERSION)) => {
+                if v < VERSION {
+                    log::warn!(
+                        "handrail's GNOME Shell extension in this session is version {v}, older than this handrail's \
+                         ({VERSION}): keys are typed as on a Latin layout; run `handrail gnome-extension` and log in \
+                         again for the rest"
+                    );
+                }
+                shell.version = v;
+                Ok(shell)
+            }
             _ => Err(GnomeError::Unexpected(format!(
                 "handrail's GNOME Shell extension serves version {version:?}; this handrail reads {VERSION} \
                  (install this handrail's extension: `handrail gnome-extension`, then log in again)"
@@ -151,6 +167,12 @@ impl ShellWindows {
 
     /// The active keyboard layout: its group in the compositor's keymap.
     pub fn layout_group(&self) -> Result<u32, GnomeError> {
+        if self.version < 2 {
+            return Err(GnomeError::Unexpected(format!(
+                "the session's extension (version {}) does not tell the active keyboard layout",
+                self.version
+            )));
+        }
         match self.property("LayoutGroup")?.unwrapped() {
             Value::U32(g) => Ok(*g),
             other => Err(GnomeError::Unexpected(format!("LayoutGroup is {other:?}"))),
