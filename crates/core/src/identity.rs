@@ -84,9 +84,10 @@ impl IdTracker {
 
     /// Gives every element an id: the id of its partner in the previous observation, or a fresh one.
     /// The elements become the reference for the next call; when accessibility did not answer whole
-    /// (`ax_whole` false), so do the accessibility elements it left unmatched: a look that missed the
-    /// accessibility tree of a busy app (its elements then read by OCR, or not at all) does not cost
-    /// them their ids in the next whole look.
+    /// (`ax_whole` false), so do the unmatched accessibility elements of apps that gave none this
+    /// time: a look that missed a busy app's tree (its elements then read by OCR, or not at all) does
+    /// not cost them their ids in the next whole look. An app that did answer (a tree cut short, as
+    /// LibreOffice Calc's always is) keeps only what it showed, so nothing piles up look after look.
     pub fn assign(&mut self, elements: &mut [Element], ax_whole: bool) {
         let partners = match_elements(&self.previous, elements);
         let mut matched = vec![false; self.previous.len()];
@@ -105,8 +106,15 @@ impl IdTracker {
         let kept: Vec<Element> = if ax_whole {
             Vec::new()
         } else {
+            let answered: std::collections::HashSet<&str> =
+                elements.iter().filter(|e| e.source.has_ax()).map(|e| e.app.as_str()).collect();
             let previous = std::mem::take(&mut self.previous);
-            previous.into_iter().zip(matched).filter(|(e, m)| !m && e.source.has_ax()).map(|(e, _)| e).collect()
+            previous
+                .into_iter()
+                .zip(matched)
+                .filter(|(e, m)| !m && e.source.has_ax() && !answered.contains(e.app.as_str()))
+                .map(|(e, _)| e)
+                .collect()
         };
         self.previous = elements.to_vec();
         self.previous.extend(kept);
@@ -177,6 +185,7 @@ mod tests {
         t.assign(&mut first, true);
         // Accessibility missed its deadline: only OCR's text of Save was read.
         let mut missed = vec![el(Role::Text, "Save", 10, 10)];
+        missed[0].source = crate::observation::Source::Ocr;
         t.assign(&mut missed, false);
         assert_eq!(missed[0].id, ElementId(3), "OCR text is another kind of element");
         // Missed again: what accessibility knew is still kept.
@@ -189,6 +198,11 @@ mod tests {
         let mut back = vec![ax("Save", 12)];
         t.assign(&mut back, true);
         assert_eq!(back[0].id, ElementId(5));
+        // A partial look in which the app answered (its tree cut short) keeps only what it showed.
+        t.assign(&mut [ax("Open", 100)], false);
+        let mut after = vec![ax("Save", 12)];
+        t.assign(&mut after, true);
+        assert_eq!(after[0].id, ElementId(7), "Save was not shown by the app that answered");
     }
 
     #[test]
