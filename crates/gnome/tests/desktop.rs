@@ -187,6 +187,12 @@ fn display_config(sandbox: &Sandbox, method: &str, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Sets a GNOME setting in the sandbox's own settings (its key file), as the Settings app would.
+fn gsettings_set(sandbox: &Sandbox, schema: &str, key: &str, value: &str) {
+    let status = sandbox.command("gsettings").args(["set", schema, key, value]).status().expect("gsettings");
+    assert!(status.success(), "gsettings set {schema} {key} {value}: {status}");
+}
+
 /// How a person has GNOME scale a HiDPI monitor.
 #[derive(Clone, Copy, Debug)]
 enum Scaling {
@@ -206,12 +212,7 @@ fn set_scaling(sandbox: &Sandbox, scaling: Scaling) {
     let scale = match scaling {
         Scaling::Integer(s) => s,
         Scaling::Fractional(s) => {
-            let status = sandbox
-                .command("gsettings")
-                .args(["set", "org.gnome.mutter", "experimental-features", "['scale-monitor-framebuffer']"])
-                .status()
-                .expect("gsettings");
-            assert!(status.success(), "switching fractional scaling on: {status}");
+            gsettings_set(sandbox, "org.gnome.mutter", "experimental-features", "['scale-monitor-framebuffer']");
             let deadline = Instant::now() + WAIT;
             while !display_config(sandbox, "GetCurrentState", &[]).contains("'layout-mode': <uint32 1>") {
                 assert!(Instant::now() < deadline, "mutter never laid the stage out in logical units");
@@ -374,12 +375,7 @@ fn terminal_runs_a_pasted_line((sandbox, desktop): (Sandbox, Desktop)) {
 /// Makes Russian the active keyboard layout as a Russian-speaking person has it (Russian first, US
 /// second, in GNOME's input sources), and waits until GNOME Shell has put it into the keymap.
 fn russian_layout_active(sandbox: &Sandbox) {
-    let status = sandbox
-        .command("gsettings")
-        .args(["set", "org.gnome.desktop.input-sources", "sources", "[('xkb', 'ru'), ('xkb', 'us')]"])
-        .status()
-        .expect("gsettings");
-    assert!(status.success(), "setting the input sources: {status}");
+    gsettings_set(sandbox, "org.gnome.desktop.input-sources", "sources", "[('xkb', 'ru'), ('xkb', 'us')]");
     let socket = handrail_wayland::Socket(sandbox.wayland_socket().expect("GNOME's Wayland socket").to_owned());
     let shell = handrail_gnome::ShellWindows::connect(sandbox.bus_address()).expect("the extension");
     let deadline = Instant::now() + WAIT;

@@ -83,12 +83,7 @@ impl Keyboard {
 
     /// The keysym that types `c` in the active layout, if any key of it does.
     pub fn typing_keysym(&self, c: char) -> Option<Keysym> {
-        let layout = self.active()?;
-        if let Some(ks) = layout.chars.get(&c) {
-            return Some(*ks);
-        }
-        // A keysym the keymap lists without a character (rare) still counts when it is the same one.
-        keysym::for_char(c).filter(|ks| layout.keys.contains_key(ks))
+        self.active()?.chars.get(&c).copied()
     }
 
     /// How to press the key that carries `sym` (a key name's keysym): by keysym where the active
