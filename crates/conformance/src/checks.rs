@@ -191,16 +191,28 @@ fn still(h: &dyn Harness) {
     crate::wait_until_still(h.desktop(), h.name());
 }
 
+/// Still, and with `span` ahead before the desktop's next scheduled redraw (a clock turning a
+/// minute is a change the check would rightly see).
+fn still_with_time_ahead(h: &dyn Harness, span: Duration) {
+    loop {
+        still(h);
+        match h.next_scheduled_redraw() {
+            Some(next) if next < span => std::thread::sleep(next + Duration::from_millis(500)),
+            _ => return,
+        }
+    }
+}
+
 pub fn settle_waits_for_a_late_reaction(h: &mut dyn Harness) {
     let mut probe = h.open_probe("conformance settle");
-    // Let the window finish appearing, so only the reaction is news.
-    still(h);
-    let mut watch = h.desktop().settle.watch().expect("watch");
-    key(h, "f9");
     // A response window well past the reaction's 300 ms: on a busy machine the app's timer and its
     // repaint come later (at load 13 the change came after the default 400 ms had passed). What is
     // checked is that the wait holds for a change that comes late, whatever the window.
     let request = SettleRequest { response_window: Duration::from_millis(2000), ..SettleRequest::default() };
+    // Let the window finish appearing, so only the reaction is news.
+    still_with_time_ahead(h, request.response_window + Duration::from_secs(1));
+    let mut watch = h.desktop().settle.watch().expect("watch");
+    key(h, "f9");
     let report = watch.wait(&request).expect("wait");
     // The desktop's own clock: virtual time on the simulated one.
     let waited = report.waited;
@@ -212,9 +224,9 @@ pub fn settle_waits_for_a_late_reaction(h: &mut dyn Harness) {
 }
 
 pub fn settle_returns_after_the_response_window_when_nothing_changes(h: &mut dyn Harness) {
-    // A desktop that just started may still be drawing itself: first let it be still.
-    still(h);
     let request = SettleRequest::default();
+    // A desktop that just started may still be drawing itself: first let it be still.
+    still_with_time_ahead(h, request.response_window + Duration::from_secs(1));
     let mut watch = h.desktop().settle.watch().expect("watch");
     let report = watch.wait(&request).expect("wait");
     assert!(report.settled && !report.saw_change, "{}: {report:?}", h.name());

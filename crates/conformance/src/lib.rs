@@ -35,6 +35,19 @@ pub trait Harness {
     fn presses_any_character_key(&self) -> bool {
         true
     }
+    /// How long until the desktop redraws something by itself on a schedule, if it does: GNOME
+    /// Shell's top bar shows a clock that turns at each minute. Checks that need the screen
+    /// unchanged for a while start clear of it rather than hoping.
+    fn next_scheduled_redraw(&self) -> Option<Duration> {
+        None
+    }
+}
+
+/// How long until the wall clock's next minute (what a desktop's clock shows turns then).
+pub fn until_next_minute() -> Duration {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let into = Duration::from_nanos((now.as_nanos() % 60_000_000_000) as u64);
+    Duration::from_secs(60) - into
 }
 
 /// The probe app: where its widgets are and what it received.

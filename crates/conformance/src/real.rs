@@ -160,6 +160,11 @@ impl Harness for RealHarness {
         self.protocol != Protocol::Gnome
     }
 
+    fn next_scheduled_redraw(&self) -> Option<Duration> {
+        // The top bar's clock (openbox and sway here show none).
+        (self.protocol == Protocol::Gnome).then(crate::until_next_minute)
+    }
+
     fn open_probe(&self, title: &str) -> Box<dyn Probe + '_> {
         let mut cmd = self.sandbox.command("/usr/bin/python3");
         cmd.arg(probe_script()).args(["--title", title]).stdin(Stdio::null()).stderr(Stdio::null());
