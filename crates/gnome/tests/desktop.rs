@@ -19,18 +19,31 @@ fn args(pairs: &[(&str, &str)]) -> RawArgs {
     RawArgs::from_pairs(pairs).unwrap_or_else(|e| panic!("bad test arguments: {e}"))
 }
 
-fn id_of(engine: &Engine, role: &str, label: &str) -> (String, String) {
+/// The latest observation's id and the id of its first element of `role` and `label` (in `window`
+/// when given).
+fn id_in(engine: &Engine, window: Option<&str>, role: &str, label: &str) -> (String, String) {
     let obs = engine.latest().expect("an observation");
     let e = obs
         .elements
         .iter()
-        .find(|e| e.role.as_str() == role && e.label == label)
-        .unwrap_or_else(|| panic!("no {role} {label:?} in:\n{:#?}", obs.elements));
+        .find(|e| e.role.as_str() == role && e.label == label && window.is_none_or(|w| e.window == w))
+        .unwrap_or_else(|| panic!("no {role} {label:?} in {window:?}:\n{:#?}", obs.elements));
     (obs.id.to_string(), e.id.to_string())
 }
 
 fn on(engine: &mut Engine, action: &str, role: &str, label: &str, extra: &[(&str, &str)]) -> handrail_core::Outcome {
-    let (obs, id) = id_of(engine, role, label);
+    on_in(engine, None, action, role, label, extra)
+}
+
+fn on_in(
+    engine: &mut Engine,
+    window: Option<&str>,
+    action: &str,
+    role: &str,
+    label: &str,
+    extra: &[(&str, &str)],
+) -> handrail_core::Outcome {
+    let (obs, id) = id_in(engine, window, role, label);
     let mut a = args(extra);
     a.action = Some(action.into());
     a.observation_id = Some(obs);
@@ -375,7 +388,14 @@ fn terminal_runs_a_pasted_line((sandbox, desktop): (Sandbox, Desktop)) {
 /// Makes Russian the active keyboard layout as a Russian-speaking person has it (Russian first, US
 /// second, in GNOME's input sources), and waits until GNOME Shell has put it into the keymap.
 fn russian_layout_active(sandbox: &Sandbox) {
-    gsettings_set(sandbox, "org.gnome.desktop.input-sources", "sources", "[('xkb', 'ru'), ('xkb', 'us')]");
+    layout_active(sandbox, "ru", "Russian");
+}
+
+/// Makes the xkb layout `xkb` (named `name` in its keymap) the active one, US second in GNOME's
+/// input sources, and waits until GNOME Shell has put it into the keymap.
+fn layout_active(sandbox: &Sandbox, xkb: &str, name: &str) {
+    let sources = format!("[('xkb', '{xkb}'), ('xkb', 'us')]");
+    gsettings_set(sandbox, "org.gnome.desktop.input-sources", "sources", &sources);
     let socket = handrail_wayland::Socket(sandbox.wayland_socket().expect("GNOME's Wayland socket").to_owned());
     let shell = handrail_gnome::ShellWindows::connect(sandbox.bus_address()).expect("the extension");
     let deadline = Instant::now() + WAIT;
@@ -384,10 +404,10 @@ fn russian_layout_active(sandbox: &Sandbox) {
         let layouts = handrail_gnome::keymap::compile(&text).expect("a keymap libxkbcommon reads");
         let group = shell.layout_group().expect("the active layout");
         let active = layouts.0.get(group as usize).map(|l| l.name.as_str());
-        if active == Some("Russian") {
+        if active == Some(name) {
             return;
         }
-        assert!(Instant::now() < deadline, "Russian never became the active layout ({active:?} is)");
+        assert!(Instant::now() < deadline, "{name} never became the active layout ({active:?} is)");
         std::thread::sleep(Duration::from_millis(100)); // polling GNOME Shell's reaction to the setting
     }
 }
@@ -400,6 +420,80 @@ fn under_a_russian_layout_latin_text_and_shortcuts_still_arrive() {
 #[test]
 fn under_a_russian_layout_on_gnome_48_latin_text_and_shortcuts_still_arrive() {
     latin_text_and_shortcuts_arrive_under_a_russian_layout(gnome_48());
+}
+
+#[test]
+fn under_a_german_layout_a_gtk4_app_in_front_of_another_window_gets_what_a_german_keyboard_types() {
+    german_keys_reach_a_gtk4_app(gnome());
+}
+
+#[test]
+fn under_a_german_layout_on_gnome_48_a_gtk4_app_gets_what_a_german_keyboard_types() {
+    german_keys_reach_a_gtk4_app(gnome_48());
+}
+
+/// A string as Python's `json.dumps` writes it (what the GTK 4 probe prints): non-ASCII as `\uXXXX`.
+fn python_json(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            ' '..='~' => out.push(c),
+            _ => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{unit:04x}"));
+                }
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// GNOME's own apps are GTK 4, and a German keyboard moves letters (Y and Z trade places) and puts
+/// `@` on AltGr+Q. With a GTK 3 window open behind it, a GTK 4 app in front gets exactly the
+/// German text typed key by key, and ctrl+z reaches it as the undo a German keyboard's Z key gives.
+fn german_keys_reach_a_gtk4_app((sandbox, desktop): (Sandbox, Desktop)) {
+    layout_active(&sandbox, "de", "German");
+    // The window behind: the GTK 3 probe, which says what it receives too.
+    let (mut behind, mut engine, _) = probe_in_front(&sandbox, desktop);
+    let mut command = sandbox.command("/usr/bin/python3");
+    command.arg(concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/apps/gtk4_probe.py"));
+    let mut app = LineApp::spawn(command);
+    assert!(app.wait_for_within(WAIT, |l| l == "ready").is_some(), "the GTK 4 probe came up: {:?}", app.seen);
+    see_until(&mut engine, "the GTK 4 probe's window", |t| t.contains("GTK 4 probe"));
+    let o = on(&mut engine, "click", "window", "GTK 4 probe", &[]);
+    assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
+    see_until(&mut engine, "the GTK 4 probe in front with its entry", |t| {
+        t.contains("window=\"GTK 4 probe\"") && t.contains("\"Say hello\"")
+    });
+
+    let text = "Grüße aus Zürich: yz@example.de";
+    // Both windows have an entry "Name": the one in front is typed into.
+    let o = on_in(&mut engine, Some("GTK 4 probe"), "type", "entry", "Name", &[("text", text)]);
+    assert!(matches!(o.typing, Some(TypingCheck::Arrived { .. })), "{}", o.text());
+    let want = format!("name={}", python_json(text));
+    assert!(app.wait_for(|l| l == want).is_some(), "the GTK 4 app never held exactly {want}: {:?}", app.seen);
+    // Every character is on a German key: typed one at a time, not pasted.
+    let partial = format!("name={}", python_json("Grü"));
+    assert!(app.seen.contains(&partial), "typed as keys: {:?}", app.seen);
+
+    // ctrl+z: the key labelled Z on a German keyboard (where Y is on a US one) undoes the typing.
+    let o = engine.call_args(&args(&[("action", "key"), ("keys", "ctrl+z")]));
+    assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
+    let undone = app.wait_for(|l| l.starts_with("name=") && l != want);
+    assert!(undone.is_some(), "ctrl+z never changed the entry: {:?}", app.seen);
+
+    // Nothing of it reached the window behind.
+    let behind_got: Vec<String> = behind.pending().into_iter().filter(|l| l.starts_with("name=")).collect();
+    assert!(behind_got.is_empty(), "the window behind received {behind_got:?}");
+    let shell = handrail_gnome::ShellWindows::connect(sandbox.bus_address()).expect("the extension");
+    assert_eq!(shell.layout_group().expect("the active layout"), 0, "German is still active");
+    drop(engine);
+    drop((app, behind));
+    sandbox.stop().expect("clean teardown");
 }
 
 /// mutter presses keys of the active layout only; with Russian active, Latin letters are on none of
