@@ -32,24 +32,26 @@ impl Thumbnail {
         }
         let width = source.width.div_ceil(CELL);
         let height = source.height.div_ceil(CELL);
-        let mut sums = vec![0u32; width as usize];
+        // Per pixel column, the sum of a cell's rows: at most CELL × 255, well inside a u16.
+        let mut columns = vec![0u16; source.width as usize];
         let mut lumas = vec![0u8; source.width as usize];
         let mut grey = Vec::with_capacity((width * height) as usize);
         for ty in 0..height {
-            sums.iter_mut().for_each(|s| *s = 0);
+            columns.fill(0);
             let y0 = ty * CELL;
             let y1 = (y0 + CELL).min(source.height);
             for y in y0..y1 {
-                // Two simple passes the compiler vectorises: luma of the row, then sums per cell.
+                // Two straight passes the compiler vectorises: luma of the row, then added to its
+                // column (summing each cell's eight pixels of every row instead was a third of the time).
                 handrail_imaging::luma_row(frame.row(y), &mut lumas);
-                for (sum, cell) in sums.iter_mut().zip(lumas.chunks(CELL as usize)) {
-                    *sum += cell.iter().map(|&l| u32::from(l)).sum::<u32>();
+                for (column, &l) in columns.iter_mut().zip(&lumas) {
+                    *column += u16::from(l);
                 }
             }
             let rows = y1 - y0;
-            grey.extend(sums.iter().enumerate().map(|(tx, s)| {
-                let columns = CELL.min(source.width - tx as u32 * CELL);
-                (s / (columns * rows).max(1)) as u8
+            grey.extend(columns.chunks(CELL as usize).map(|cell| {
+                let sum: u32 = cell.iter().map(|&c| u32::from(c)).sum();
+                (sum / (cell.len() as u32 * rows).max(1)) as u8
             }));
         }
         Thumbnail { source, width, height, grey }
