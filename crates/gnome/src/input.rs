@@ -22,8 +22,10 @@
 //! decides on its main thread which window is under the pointer; a button sent right behind a motion
 //! into a new window can be handled before that and go nowhere (the first click on a just-opened
 //! window was lost every time). So a press, and a wheel step, that follows a motion waits until
-//! mutter's threads are idle ([`handrail_procfs::wait_until_idle`]), as a drag's phases on wlroots
-//! wait for the compositor and apps.
+//! mutter's threads are idle ([`handrail_procfs::wait_until_idle`]). A drag's two phases (the app
+//! starting it after the first motion, the target accepting it before the release) wait the same
+//! way for mutter and the processes of the windows at its two ends, as on wlroots
+//! ([`handrail_wayland::pace`]); fixed pauses where those are not known.
 
 use std::thread::sleep;
 use std::time::{Duration, Instant};
@@ -37,6 +39,7 @@ use handrail_platform::{
     check_typed_length, Input, KeyCombo, Modifiers, MouseButton, PlatformError, Point, ScrollDirection, TextRoute,
 };
 use handrail_procfs::{wait_until_idle, Idle, IdleRule};
+use handrail_wayland::pace::{AppsAt, Pace, Phase};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -49,12 +52,6 @@ use crate::mutter::{MutterSession, CALL_TIMEOUT, REMOTE_DESKTOP_SESSION};
 pub const MULTI_CLICK_GAP: Duration = Duration::from_millis(30);
 /// Time between drag motion steps.
 pub const DRAG_STEP_GAP: Duration = Duration::from_millis(8);
-/// Pauses after the drag's first motion and at its destination: on Wayland the app starts the drag
-/// and the target accepts it asynchronously, and the compositor drops a drag released before either.
-/// (wlroots drags wait for the apps' processes instead; mutter does not say which process shows a
-/// window, so these stay fixed until windows are known.)
-pub const DRAG_DWELL: Duration = Duration::from_millis(200);
-
 /// How long mutter must stay idle after a motion before a press follows it (a frame and a little).
 pub const MOTION_QUIET: Duration = Duration::from_millis(20);
 /// The longest a press waits for that.
@@ -138,6 +135,8 @@ pub struct MutterInput {
     keyboard: Option<KeyboardOf>,
     /// Whether not knowing the keyboard has been logged (once a session, not once an action).
     keyboard_unknown_told: AtomicBool,
+    /// The processes of the windows at a drag's two ends, which its phases wait on.
+    apps_at: Option<AppsAt>,
 }
 
 impl std::fmt::Debug for MutterInput {
@@ -158,7 +157,14 @@ impl MutterInput {
             pointer_placed: AtomicBool::new(false),
             keyboard: None,
             keyboard_unknown_told: AtomicBool::new(false),
+            apps_at: None,
         }
+    }
+
+    /// Paces drags by the processes `apps_at` names for their two ends (and mutter's).
+    pub fn pacing_drags_by(mut self, apps_at: AppsAt) -> MutterInput {
+        self.apps_at = Some(apps_at);
+        self
     }
 
     /// Asks `keyboard` for the keymap and the active layout before each key and text action.
@@ -539,6 +545,8 @@ impl Input for MutterInput {
         self.motion(from)?;
         self.motion(to)?;
         self.arrive(from)?;
+        let (source, target) = self.apps_at.as_ref().map_or((None, None), |f| f(from, to));
+        let pace = Pace::new(self.session.compositor_pid(), source, target);
         let path = DragPath::new(from, to);
         let press = Notify::Button { code: BTN_LEFT, pressed: true };
         let release = Notify::Button { code: BTN_LEFT, pressed: false };
@@ -549,13 +557,14 @@ impl Input for MutterInput {
                 }
             })
         };
+        // Every call below is answered once mutter has taken it, so a wait starts after mutter has it.
         self.send_releasing(&[press, self.motion(path.start())?])?;
-        sleep(DRAG_DWELL);
+        pace.wait(Phase::Start);
         for step in path.steps() {
             held(self.motion(step).and_then(|m| self.send(&[m]).map_err(PlatformError::from)))?;
             sleep(DRAG_STEP_GAP);
         }
-        sleep(DRAG_DWELL);
+        pace.wait(Phase::Drop);
         Ok(self.send(&[release])?)
     }
 

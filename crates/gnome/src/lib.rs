@@ -122,6 +122,8 @@ impl GnomeDesktop {
             Some(keyboard) => input.reading_keyboard(keyboard),
             None => input,
         };
+        let under = Arc::clone(&windows);
+        let input = input.pacing_drags_by(Box::new(move |from, to| handrail_wayland::pace::apps_at(&*under, from, to)));
         Ok(Desktop {
             screen: Box::new(screen),
             input: Box::new(input),
