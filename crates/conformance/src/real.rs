@@ -1,6 +1,6 @@
 //! The real backends (X11, wlroots Wayland and GNOME) as conformance backends: a private sandbox
-//! each, the accessibility bus on, and `testdata/apps/conformance_gtk.py` as the probe, read through
-//! its stdout.
+//! each, the accessibility bus on, and `testdata/apps/conformance_gtk.py` (GTK 3) or
+//! `conformance_gtk4.py` (GTK 4, the same widgets and lines) as the probe, read through its stdout.
 
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -29,8 +29,27 @@ pub enum Protocol {
     Gnome,
 }
 
+/// Which toolkit the probe is built with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Toolkit {
+    Gtk3,
+    /// What GNOME's own apps are built with.
+    Gtk4,
+}
+
+impl Toolkit {
+    fn probe_script(self) -> PathBuf {
+        let name = match self {
+            Toolkit::Gtk3 => "conformance_gtk.py",
+            Toolkit::Gtk4 => "conformance_gtk4.py",
+        };
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/apps").join(name)
+    }
+}
+
 pub struct RealHarness {
     protocol: Protocol,
+    toolkit: Toolkit,
     /// GNOME Shell runs from a root file system (GNOME 48), not the machine's.
     own_root: bool,
     // Dropped after the desktop (fields drop in order): connections close before the server goes.
@@ -57,6 +76,11 @@ pub fn gnome() -> RealHarness {
 /// (`scripts/setup-trixie`, at `handrail_sandbox::trixie_gnome_root()`), the machine's apps on it.
 pub fn gnome_48() -> RealHarness {
     start_with(Protocol::Gnome, Some(handrail_sandbox::trixie_gnome_root()))
+}
+
+/// [`gnome_48`] with the GTK 4 probe: the toolkit of the apps a GNOME 48 desktop opens.
+pub fn gnome_48_gtk4() -> RealHarness {
+    RealHarness { toolkit: Toolkit::Gtk4, ..gnome_48() }
 }
 
 fn start(protocol: Protocol) -> RealHarness {
@@ -103,7 +127,7 @@ fn start_with(protocol: Protocol, gnome_root: Option<PathBuf>) -> RealHarness {
         Protocol::Gnome => crate::wait_until_still(&desktop, "gnome"),
         Protocol::X11 => {}
     }
-    RealHarness { protocol, own_root: sandbox_root_given, desktop, sandbox }
+    RealHarness { protocol, toolkit: Toolkit::Gtk3, own_root: sandbox_root_given, desktop, sandbox }
 }
 
 /// Waits until the desktop shows its background colour (`#rrggbb`). sway answers its IPC before the
@@ -127,10 +151,6 @@ fn background_drawn(desktop: &Desktop, colour: &str) {
     }
 }
 
-fn probe_script() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/apps/conformance_gtk.py")
-}
-
 impl RealHarness {
     /// The sandbox the desktop runs in (for peer tools started inside it).
     pub fn sandbox(&self) -> &Sandbox {
@@ -143,6 +163,7 @@ impl Harness for RealHarness {
         match self.protocol {
             Protocol::X11 => "x11",
             Protocol::Wayland => "wayland",
+            Protocol::Gnome if self.own_root && self.toolkit == Toolkit::Gtk4 => "gnome 48 gtk4",
             Protocol::Gnome if self.own_root => "gnome 48",
             Protocol::Gnome => "gnome",
         }
@@ -167,7 +188,7 @@ impl Harness for RealHarness {
 
     fn open_probe(&self, title: &str) -> Box<dyn Probe + '_> {
         let mut cmd = self.sandbox.command("/usr/bin/python3");
-        cmd.arg(probe_script()).args(["--title", title]).stdin(Stdio::null()).stderr(Stdio::null());
+        cmd.arg(self.toolkit.probe_script()).args(["--title", title]).stdin(Stdio::null()).stderr(Stdio::null());
         let mut app = LineApp::spawn(cmd);
         let mut geometry = Vec::new();
         let ready = app.wait_for_within(START, |l| l == "ready");

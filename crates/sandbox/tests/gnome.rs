@@ -97,6 +97,7 @@ fn runs_gtk_apps_and_is_fully_removed(sb: Sandbox, format: Format) {
     assert_eq!((get("DISPLAY"), get("SWAYSOCK")), (None, None));
     assert_eq!(get("XDG_CURRENT_DESKTOP").as_deref(), Some("GNOME"));
     assert_eq!(get("GSETTINGS_BACKEND").as_deref(), Some("keyfile"), "never the person's dconf database");
+    assert_eq!(get("GSK_RENDERER").as_deref(), Some("cairo"), "GTK 4 without OpenGL on the CPU");
     let system_bus = get("DBUS_SYSTEM_BUS_ADDRESS").expect("a private system bus");
     assert!(system_bus.contains(sb.root().to_str().expect("utf-8 root")), "{system_bus}");
     let shell = named(&sb, "gnome-shell").expect("gnome-shell carries the marker");
