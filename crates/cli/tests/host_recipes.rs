@@ -299,22 +299,27 @@ fn the_simulated_server_counts_real_time_for_budget_windows_and_idle_turns() {
     client.initialize();
     let first = client.computer(json!({"action": "see"}));
     assert!(first.starts_with("[ok]"), "{first}");
-    let (mut done, mut limits) = (0, 0);
-    while done < 9 {
+    let (mut done, mut limits, mut limits_in_a_row) = (0, 0, 0);
+    // Nine actions, and the ceiling met twice: on a loaded machine three actions may take longer
+    // than the window, and then more actions are needed to meet it.
+    while done < 9 || limits < 2 {
         let key = if done % 2 == 0 { "shift" } else { "ctrl" };
         let text = client.computer(json!({"action": "key", "keys": key}));
         if text.starts_with("[limit]") {
             limits += 1;
+            limits_in_a_row += 1;
             let wait = wait_secs(&text);
             assert!((1..=2).contains(&wait), "{text}");
+            // Waiting as the message says is enough: the action after the wait goes through.
+            assert!(limits_in_a_row == 1, "locked after {done} actions: {text}");
             std::thread::sleep(Duration::from_secs(wait));
         } else {
             assert!(text.starts_with("[ok]") || text.starts_with("[no_visible_change]"), "action {done}: {text}");
             done += 1;
+            limits_in_a_row = 0;
         }
-        assert!(limits <= 6, "locked after {done} actions: {text}");
+        assert!(done <= 60, "three actions per two seconds never exceeded in {done} actions: the test proves nothing");
     }
-    assert!(limits >= 2, "three actions per two seconds were never exceeded: the test proves nothing");
     // An idle gap starts a new turn: the observation from before it is no longer current.
     let seen = client.computer(json!({"action": "see"}));
     let word = |prefix: &str| {
