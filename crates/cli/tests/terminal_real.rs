@@ -37,6 +37,7 @@ impl Agent {
     fn shows(&mut self, text: &str) {
         use handrail_core::text::contains_phrase_ignoring_spaces as has;
         let deadline = Instant::now() + Duration::from_secs(15);
+        let mut shown = Vec::new();
         loop {
             let o = self.see();
             let texts: Vec<String> = o.observation.as_ref().map_or_else(Vec::new, |obs| {
@@ -45,14 +46,18 @@ impl Agent {
             if texts.iter().any(|t| has(t, text)) {
                 return;
             }
-            // Every text, not the listing's first lines: the terminal's lines come late in it; and
-            // the look's own answer, when it listed nothing at all.
+            if !texts.is_empty() {
+                shown = texts;
+            }
+            // Every text of the last look that listed any, not the listing's first lines: the
+            // terminal's lines come late in it; and the last look's own answer.
             assert!(
-                Instant::now() < deadline,
-                "the screen never showed {text:?}; it showed {texts:?}; the last look answered: {}",
+                Instant::now() < deadline && o.status != Status::Limit,
+                "the screen never showed {text:?}; it showed {shown:?}; the last look answered: {}",
                 o.text()
             );
-            std::thread::sleep(Duration::from_millis(200));
+            // A turn allows 40 looks unattended: this pace stays within them for the whole wait.
+            std::thread::sleep(Duration::from_millis(400));
         }
     }
 }
