@@ -325,7 +325,10 @@ impl Accessibility for SimAccessibility {
     fn snapshot(&self, limits: &AxLimits) -> AxSnapshot {
         let mut w = self.0.lock();
         w.calls.push(SimCall::AxSnapshot);
-        let snapshot = if w.ax_misses > 0 {
+        let snapshot = if w.ax_misses > 0 && w.ax_misses_in > 0 {
+            w.ax_misses_in -= 1;
+            crate::ax::snapshot(&w, limits)
+        } else if w.ax_misses > 0 {
             w.ax_misses -= 1;
             AxSnapshot::unavailable()
         } else if w.ax_partial_misses > 0 && w.ax_health == handrail_platform::AxHealth::Ok {

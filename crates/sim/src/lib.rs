@@ -385,7 +385,15 @@ impl SimDesktop {
     /// The next `count` accessibility snapshots come back `Unavailable`, then they answer again (a
     /// registry that missed its deadline on a busy machine).
     pub fn miss_next_ax_snapshots(&self, count: u32) {
-        self.shared.lock().ax_misses = count;
+        self.miss_ax_snapshots_after(0, count);
+    }
+
+    /// Like [`miss_next_ax_snapshots`](Self::miss_next_ax_snapshots), after `answered` more snapshots
+    /// answered (the look after an action missing, the one before it not).
+    pub fn miss_ax_snapshots_after(&self, answered: u32, count: u32) {
+        let mut w = self.shared.lock();
+        w.ax_misses_in = answered;
+        w.ax_misses = count;
     }
 
     /// The next `count` accessibility snapshots come back `Partial`, without the app

@@ -146,6 +146,8 @@ pub(crate) struct World {
     pub ax_read_time: Duration,
     /// How many of the next snapshots come back `Unavailable` (a registry that missed its deadline).
     pub ax_misses: u32,
+    /// Snapshots that still answer before those misses begin.
+    pub ax_misses_in: u32,
     /// Snapshots still to come back `Partial`, without the app [`World::ax_missing_app`] names.
     pub ax_partial_misses: u32,
     text_cache: VecDeque<CachedText>,
@@ -198,6 +200,7 @@ impl World {
             ocr_available: true,
             ax_read_time: Duration::ZERO,
             ax_misses: 0,
+            ax_misses_in: 0,
             ax_partial_misses: 0,
             text_cache: VecDeque::new(),
             blocked: Vec::new(),

@@ -1,7 +1,7 @@
 //! The pipeline of one action after the gate: admission (budgets, staleness, targets), the guards,
 //! the pre-action look, acting, settling, observing and the verdict.
 
-use handrail_platform::{OcrHealth, PlatformError, Rect};
+use handrail_platform::{AxHealth, OcrHealth, PlatformError, Rect};
 
 use super::act::reaches_its_target;
 use super::arrival::{arrive, press_point};
@@ -220,15 +220,31 @@ impl Engine {
             .session
             .latest
             .as_ref()
-            .filter(|o| o.ocr == OcrHealth::Ok && fresh.obs.ocr == OcrHealth::Ok)
+            .filter(|o| {
+                o.ocr == OcrHealth::Ok && fresh.obs.ocr == OcrHealth::Ok && has_tree(o.ax) == has_tree(fresh.obs.ax)
+            })
             .map(|o| o.elements.clone());
+        // A tree that answered on one side and not the other says nothing of what the action did: its
+        // elements did not vanish or appear, and OCR's text (kept only where the tree has none) is not
+        // comparable either. Then the app and window and the pixels tell (seen under load: a look
+        // whose tree missed its deadline called a click that changed nothing "changed").
+        let trees_comparable = has_tree(probe.ax) == has_tree(fresh.obs.ax);
         let before_view = StateView {
             app: probe.app.as_deref(),
             window: probe.window.as_deref(),
             focus: probe.focus,
             elements: &probe.elements,
         };
-        let semantic = SemanticDiff::between(before_view, StateView::of(&fresh.obs), ocr_before.as_deref());
+        let semantic = if trees_comparable {
+            SemanticDiff::between(before_view, StateView::of(&fresh.obs), ocr_before.as_deref())
+        } else {
+            let after = StateView::of(&fresh.obs);
+            SemanticDiff::between(
+                StateView { focus: None, elements: &[], ..before_view },
+                StateView { focus: None, elements: &[], ..after },
+                None,
+            )
+        };
         let scale = fresh.obs.scale;
         let to_image = |r: &Rect| if scale == 1.0 { *r } else { r.scaled(1.0 / scale) };
         let ignored: Vec<Rect> = settle_report.ignored.iter().map(to_image).collect();
@@ -310,6 +326,11 @@ impl Engine {
 }
 
 /// The frontmost terminal of `obs`, at the empty prompt of a terminal just opened.
+/// Whether a look read the accessibility tree (whole or in part).
+fn has_tree(ax: AxHealth) -> bool {
+    matches!(ax, AxHealth::Ok | AxHealth::Partial)
+}
+
 pub(super) fn fresh_terminal(obs: &Observation) -> Option<(TerminalId, PendingLine)> {
     let focused = obs.focused().filter(|e| is_terminal_element(e));
     let front = obs.front.as_ref();
