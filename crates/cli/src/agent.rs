@@ -109,6 +109,7 @@ pub fn run(args: AgentArgs) -> Result<std::process::ExitCode> {
         simulated: args.simulated,
         launch: args.launch.clone(),
         ocr_languages: args.ocr_lang.clone(),
+        gnome_route: Default::default(),
     };
     // One task is one turn here, and this command has no budget flags: refusals say so.
     let knobs = Knobs {

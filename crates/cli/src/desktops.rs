@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use handrail_core::guard::url::UrlPolicy;
 use handrail_core::Vision;
-use handrail_gnome::{GnomeDesktop, GnomeOptions};
+use handrail_gnome::{GnomeDesktop, GnomeOptions, PortalOptions, RouteChoice};
 use handrail_netguard::{PolicyProxy, CHROMIUM_NO_BYPASS_ARGS};
 use handrail_platform::absent::{not_opened_desktop, NoAccessibility, NoOcr};
 use handrail_platform::{Accessibility, Desktop, Ocr};
@@ -186,7 +186,7 @@ pub fn wayland_desktop(name: &str, who: &str, policy: &UrlPolicy, ocr_languages:
 /// A running GNOME session on Wayland: mutter's remote-desktop and screen-cast interfaces and
 /// handrail's GNOME Shell extension on the session bus (`DBUS_SESSION_BUS_ADDRESS`), apps started
 /// on its `WAYLAND_DISPLAY`, and a browser of its own held to `policy`.
-pub fn gnome_desktop(who: &str, policy: &UrlPolicy, ocr_languages: Option<&str>) -> Result<Desktop> {
+pub fn gnome_desktop(who: &str, route: GnomeRoute, policy: &UrlPolicy, ocr_languages: Option<&str>) -> Result<Desktop> {
     let bus = std::env::var("DBUS_SESSION_BUS_ADDRESS").ok().filter(|b| !b.is_empty()).ok_or_else(|| {
         anyhow::anyhow!("GNOME: DBUS_SESSION_BUS_ADDRESS is not set; run handrail inside the session")
     })?;
@@ -196,7 +196,9 @@ pub fn gnome_desktop(who: &str, policy: &UrlPolicy, ocr_languages: Option<&str>)
     let launch = LaunchEnv::new(vars, profile);
     let accessibility: Box<dyn Accessibility> = Box::new(handrail_atspi::AtspiSource::new(bus.clone()));
     let ocr = ocr_or_none(who, ocr_languages)?;
-    guarded_desktop(who, Session::Gnome(GnomeOptions::new(bus, None, launch)), policy, accessibility, ocr)
+    let mut options = GnomeOptions::new(bus, None, launch);
+    options.route = route.choice();
+    guarded_desktop(who, Session::Gnome(options), policy, accessibility, ocr)
 }
 
 /// Which running desktop the environment describes, when none is named on the command line.
@@ -290,6 +292,52 @@ pub struct DesktopChoice {
     pub launch: Vec<String>,
     /// OCR's languages (`--ocr-lang`), else the default ones.
     pub ocr_languages: Option<String>,
+    /// A running GNOME session: through mutter's interfaces, the desktop portal, or whichever is
+    /// reachable (`--gnome-route`).
+    pub gnome_route: GnomeRoute,
+}
+
+/// How handrail reaches a running GNOME session (`--gnome-route`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GnomeRoute {
+    /// mutter's own interfaces when they answer (no dialog), else the desktop portal.
+    #[default]
+    Auto,
+    Mutter,
+    /// The desktop portal: GNOME asks the person once (the restore token is kept in
+    /// `$XDG_STATE_HOME/handrail/portal-restore-token`).
+    Portal,
+}
+
+impl GnomeRoute {
+    /// `auto`, `mutter` or `portal`.
+    pub fn parse(s: &str) -> Result<GnomeRoute, String> {
+        match s {
+            "auto" => Ok(GnomeRoute::Auto),
+            "mutter" => Ok(GnomeRoute::Mutter),
+            "portal" => Ok(GnomeRoute::Portal),
+            other => Err(format!("{other:?} is not a GNOME route: auto, mutter or portal")),
+        }
+    }
+
+    /// The route for the person's session: the portal's restore token kept in their state home.
+    fn choice(self) -> RouteChoice {
+        let state = std::env::var_os("XDG_STATE_HOME").map(PathBuf::from);
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        self.choice_in(state.as_deref(), home.as_deref())
+    }
+
+    fn choice_in(self, state: Option<&std::path::Path>, home: Option<&std::path::Path>) -> RouteChoice {
+        let portal = PortalOptions {
+            token_file: handrail_portal::TokenFile::in_state_home(state, home),
+            ..PortalOptions::default()
+        };
+        match self {
+            GnomeRoute::Auto => RouteChoice::Auto(portal),
+            GnomeRoute::Mutter => RouteChoice::Mutter,
+            GnomeRoute::Portal => RouteChoice::Portal(portal),
+        }
+    }
 }
 
 /// What a command started and must stop.
@@ -451,7 +499,7 @@ pub fn open_desktop(who: &str, choice: &DesktopChoice, sees: bool, policy: &UrlP
     let desktop = match running_session(|k| std::env::var(k).ok())? {
         RunningSession::Gnome => {
             eprintln!("{who}: serving the running GNOME session (Wayland; XDG_CURRENT_DESKTOP names GNOME)");
-            gnome_desktop(who, policy, ocr)?
+            gnome_desktop(who, choice.gnome_route, policy, ocr)?
         }
         RunningSession::Wlroots(name) => {
             eprintln!("{who}: serving the running wlroots session on {name}");
@@ -468,6 +516,21 @@ pub fn open_desktop(who: &str, choice: &DesktopChoice, sees: bool, policy: &UrlP
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_gnome_route_is_named_and_keeps_the_portals_token_in_the_state_home() {
+        assert_eq!(GnomeRoute::parse("portal"), Ok(GnomeRoute::Portal));
+        assert_eq!(GnomeRoute::parse("mutter"), Ok(GnomeRoute::Mutter));
+        assert_eq!(GnomeRoute::parse("auto"), Ok(GnomeRoute::Auto));
+        let err = GnomeRoute::parse("Portal").expect_err("names are exact");
+        assert!(err.contains("auto, mutter or portal"), "{err}");
+        let home = std::path::Path::new("/home/p");
+        let RouteChoice::Portal(p) = GnomeRoute::Portal.choice_in(None, Some(home)) else { panic!("portal") };
+        let token = p.token_file.expect("a token file");
+        assert_eq!(token.0, home.join(".local/state/handrail/portal-restore-token"));
+        assert!(matches!(GnomeRoute::Mutter.choice_in(None, Some(home)), RouteChoice::Mutter));
+        assert!(matches!(GnomeRoute::Auto.choice_in(None, Some(home)), RouteChoice::Auto(_)));
+    }
 
     fn session(vars: &[(&str, &str)]) -> Result<RunningSession> {
         let vars: Vec<(String, String)> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();

@@ -33,6 +33,10 @@ pub struct SandboxArgs {
     /// /var/cache/handrail/trixie-gnome); the apps stay the machine's.
     #[arg(long, value_name = "DIR", requires = "gnome")]
     gnome_root: Option<std::path::PathBuf>,
+    /// With --gnome: also run the desktop portal (xdg-desktop-portal with GNOME's backend), as a GNOME
+    /// session has it — what `handrail serve --gnome-route portal` inside it asks.
+    #[arg(long, requires = "gnome")]
+    gnome_portal: bool,
     /// Offer OpenGL (the X server's GLX, Mesa's software renderer) to apps that need it; off by
     /// default, as it costs each desktop ~55 MB.
     #[arg(long, conflicts_with_all = ["wayland", "gnome"])]
@@ -61,6 +65,7 @@ fn options(args: &SandboxArgs) -> SandboxOptions {
         session: session(args.wayland, args.gnome),
         opengl: args.opengl,
         gnome_root: args.gnome_root.as_deref().map(absolute),
+        gnome_portal: args.gnome_portal,
         ..SandboxOptions::default()
     }
 }

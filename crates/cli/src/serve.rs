@@ -33,6 +33,12 @@ pub struct ServeArgs {
     /// from Debian 13: scripts/setup-trixie makes one at /var/cache/handrail/trixie-gnome).
     #[arg(long, value_name = "DIR", requires = "gnome")]
     gnome_root: Option<std::path::PathBuf>,
+    /// A running GNOME session: `mutter` (its own remote-desktop interfaces, no dialog), `portal`
+    /// (the desktop portal: GNOME asks once, and the restore token is kept in
+    /// $XDG_STATE_HOME/handrail/portal-restore-token), or `auto` (mutter's when they answer).
+    #[arg(long, value_name = "ROUTE", default_value = "auto", value_parser = crate::desktops::GnomeRoute::parse,
+          conflicts_with_all = ["sandbox", "display", "simulated", "wayland_display"])]
+    gnome_route: crate::desktops::GnomeRoute,
     /// Serve a running wlroots session (sway, Hyprland, river, labwc…): its socket name in
     /// $XDG_RUNTIME_DIR (e.g. wayland-1) or a path; window geometry comes from $SWAYSOCK.
     #[arg(long, value_name = "NAME", conflicts_with_all = ["display", "simulated"])]
@@ -229,6 +235,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         simulated: args.simulated,
         launch: args.launch.clone(),
         ocr_languages: args.ocr_lang.clone(),
+        gnome_route: args.gnome_route,
     };
     let (desktop, mut running) = open_desktop(WHO, &choice, sees, &config.url_policy)?;
     crate::desktops::watch_sandbox(WHO, &mut running);

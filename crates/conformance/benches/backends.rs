@@ -181,6 +181,8 @@ fn main() {
     let gnome = real::gnome();
     // GNOME Shell 48 from the Debian 13 root file system (scripts/setup-trixie).
     let gnome48 = real::gnome_48();
+    // The same GNOME 48 through the desktop portal (its consent answered at the start).
+    let portal48 = real::gnome_48_portal();
     if run("capture") {
         println!("\n### Capture, whole 1280x800 screen ({ROUNDS} interleaved rounds)\n");
         println!("| method | median | vs handrail + JPEG |\n|---|---:|---:|");
@@ -191,6 +193,7 @@ fn main() {
         );
         capture(&gnome, &[]);
         capture(&gnome48, &[]);
+        capture(&portal48, &[]);
     }
     if run("click") {
         println!("\n### Click → settled → fresh screenshot ({ROUNDS} rounds; arrival read from the app)\n");
@@ -199,6 +202,7 @@ fn main() {
         click(&x);
         click(&gnome);
         click(&gnome48);
+        click(&portal48);
     }
     if run("typing") {
         println!("\n### Typing into the probe's entry ({TYPING_ROUNDS} rounds; final text compared exactly)\n");
@@ -207,5 +211,6 @@ fn main() {
         typing(&x, Some(("xdotool", &["type", "--delay", "12"])));
         typing(&gnome, None);
         typing(&gnome48, None);
+        typing(&portal48, None);
     }
 }

@@ -6,9 +6,10 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use handrail_gnome::{GnomeDesktop, GnomeOptions, ShellWindows};
+use handrail_gnome::{GnomeDesktop, GnomeOptions, PortalOptions, RouteChoice, ShellWindows};
 use handrail_platform::absent::NoOcr;
 use handrail_platform::{Desktop, Rect};
+use handrail_portal::TokenFile;
 use handrail_sandbox::{Sandbox, SandboxOptions, Session, REMOVED_ENV};
 use handrail_testkit::LineApp;
 use handrail_wayland::{LaunchEnv, Socket, SwayIpc, WaylandDesktop, WaylandOptions};
@@ -52,6 +53,7 @@ pub struct RealHarness {
     toolkit: Toolkit,
     /// GNOME Shell runs from a root file system (GNOME 48), not the machine's.
     own_root: bool,
+    via: GnomeVia,
     // Dropped after the desktop (fields drop in order): connections close before the server goes.
     desktop: Desktop,
     sandbox: Sandbox,
@@ -83,11 +85,30 @@ pub fn gnome_48_gtk4() -> RealHarness {
     RealHarness { toolkit: Toolkit::Gtk4, ..gnome_48() }
 }
 
+/// [`gnome_48_gtk4`] reached through the desktop portal (`xdg-desktop-portal` with GNOME's backend,
+/// run in the sandbox), its consent dialog answered through accessibility by
+/// `testdata/apps/portal_consent.py` as the person at the screen would.
+pub fn gnome_48_portal() -> RealHarness {
+    let root = Some(handrail_sandbox::trixie_gnome_root());
+    RealHarness { toolkit: Toolkit::Gtk4, ..start_on(Protocol::Gnome, root, GnomeVia::Portal) }
+}
+
+/// How a GNOME harness reaches mutter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum GnomeVia {
+    Mutter,
+    Portal,
+}
+
 fn start(protocol: Protocol) -> RealHarness {
     start_with(protocol, None)
 }
 
 fn start_with(protocol: Protocol, gnome_root: Option<PathBuf>) -> RealHarness {
+    start_on(protocol, gnome_root, GnomeVia::Mutter)
+}
+
+fn start_on(protocol: Protocol, gnome_root: Option<PathBuf>, via: GnomeVia) -> RealHarness {
     let sandbox_root_given = gnome_root.is_some();
     let opts = SandboxOptions {
         size: SCREEN,
@@ -99,6 +120,7 @@ fn start_with(protocol: Protocol, gnome_root: Option<PathBuf>) -> RealHarness {
         // Tests run on short-lived threads; the reaper tears the desktop down if the binary dies.
         parent_death_signal: false,
         gnome_root,
+        gnome_portal: via == GnomeVia::Portal,
         ..SandboxOptions::default()
     };
     let sandbox = Sandbox::start(opts)
@@ -116,6 +138,18 @@ fn start_with(protocol: Protocol, gnome_root: Option<PathBuf>) -> RealHarness {
             WaylandDesktop::connect(WaylandOptions::new(socket, ipc, launch), ax, Box::new(NoOcr))
                 .expect("Wayland desktop")
         }
+        Protocol::Gnome if via == GnomeVia::Portal => {
+            let mut options = GnomeOptions::new(sandbox.bus_address(), sandbox.pipewire_socket(), launch);
+            options.route = RouteChoice::Portal(PortalOptions {
+                token_file: Some(TokenFile(sandbox.root().join("portal-restore-token"))),
+                consent_timeout: CONSENT,
+            });
+            let mut person = answer_consent(&sandbox, "share");
+            let desktop =
+                GnomeDesktop::connect(options, ax, Box::new(NoOcr)).expect("GNOME desktop through the portal");
+            assert!(person.wait_for_within(START, |l| l == "answered share").is_some(), "the consent was answered");
+            desktop
+        }
         Protocol::Gnome => {
             let options = GnomeOptions::new(sandbox.bus_address(), sandbox.pipewire_socket(), launch);
             GnomeDesktop::connect(options, ax, Box::new(NoOcr)).expect("GNOME desktop")
@@ -127,7 +161,18 @@ fn start_with(protocol: Protocol, gnome_root: Option<PathBuf>) -> RealHarness {
         Protocol::Gnome => crate::wait_until_still(&desktop, "gnome"),
         Protocol::X11 => {}
     }
-    RealHarness { protocol, toolkit: Toolkit::Gtk3, own_root: sandbox_root_given, desktop, sandbox }
+    RealHarness { protocol, toolkit: Toolkit::Gtk3, own_root: sandbox_root_given, via, desktop, sandbox }
+}
+
+/// Bound on the person answering GNOME's consent dialog (the helper waits 60 s for it to show).
+const CONSENT: Duration = Duration::from_secs(90);
+
+/// Starts `testdata/apps/portal_consent.py ANSWER` in `sandbox`: it waits for the portal's consent
+/// dialog and answers it, printing `answered ANSWER`.
+pub fn answer_consent(sandbox: &Sandbox, answer: &str) -> LineApp {
+    let mut command = sandbox.command("/usr/bin/python3");
+    command.arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/apps/portal_consent.py")).arg(answer);
+    LineApp::spawn(command)
 }
 
 /// Waits until the desktop shows its background colour (`#rrggbb`). sway answers its IPC before the
@@ -163,6 +208,7 @@ impl Harness for RealHarness {
         match self.protocol {
             Protocol::X11 => "x11",
             Protocol::Wayland => "wayland",
+            Protocol::Gnome if self.via == GnomeVia::Portal => "gnome 48 portal",
             Protocol::Gnome if self.own_root && self.toolkit == Toolkit::Gtk4 => "gnome 48 gtk4",
             Protocol::Gnome if self.own_root => "gnome 48",
             Protocol::Gnome => "gnome",

@@ -13,6 +13,14 @@ pub enum GnomeError {
     /// The clipboard's owner did not hand over its content (too large, too slow, a broken pipe).
     #[error("reading the clipboard: {0}")]
     ClipboardRead(String),
+    /// The person did not allow the portal session the clipboard, which text the active layout
+    /// cannot type is pasted through.
+    #[error(
+        "the person did not allow clipboard access in the desktop's dialog, and the text holds \
+         characters the active keyboard layout cannot type: allow it (\"Allow Clipboard Access\") \
+         or switch to a layout that has them"
+    )]
+    ClipboardNotAllowed,
     #[error("no monitor to record: mutter lists none")]
     NoMonitor,
     /// GNOME Shell runs without handrail's extension (not installed, not enabled, or installed
@@ -24,6 +32,9 @@ pub enum GnomeError {
         uuid = handrail_gnome_extension::UUID
     )]
     NoExtension,
+    /// The desktop portal's route failed: not offered, declined, unanswered.
+    #[error(transparent)]
+    Portal(handrail_portal::PortalError),
     #[error(transparent)]
     Pipewire(#[from] handrail_pipewire::PipewireError),
 }

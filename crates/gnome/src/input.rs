@@ -46,7 +46,7 @@ use std::sync::{Arc, Mutex};
 use crate::clipboard::ClipboardServer;
 use crate::error::GnomeError;
 use crate::keymap::{Keyboard, Stroke};
-use crate::mutter::{MutterSession, CALL_TIMEOUT, REMOTE_DESKTOP_SESSION};
+use crate::mutter::{CallTarget, Iface, MutterSession, Route, CALL_TIMEOUT};
 
 /// Gap between the clicks of a double or triple click.
 pub const MULTI_CLICK_GAP: Duration = Duration::from_millis(30);
@@ -66,7 +66,9 @@ const BTN_MIDDLE: i32 = 0x112;
 #[derive(Debug, Clone, PartialEq)]
 enum Notify {
     Motion {
+        /// The stream's object path (mutter's route) and PipeWire node (the portal's).
         stream: String,
+        node: u32,
         x: f64,
         y: f64,
     },
@@ -102,14 +104,22 @@ impl Notify {
         [Notify::stroke(stroke, true), Notify::stroke(stroke, false)]
     }
 
-    fn member_and_args(&self) -> (&'static str, Vec<Arg>) {
+    /// The call's member and own arguments on `route`: mutter's takes states as booleans, streams
+    /// by object path and keysyms unsigned; the portal's states as 0/1, streams by node, and
+    /// keysyms and keycodes signed.
+    fn member_and_args(&self, route: Route) -> (&'static str, Vec<Arg>) {
+        let portal = route == Route::Portal;
+        let state = |pressed: bool| if portal { Arg::U32(u32::from(pressed)) } else { Arg::Bool(pressed) };
+        // Keysyms and evdev codes are far below i32::MAX; a larger one is no key and is sent as -1.
+        let code = |c: u32| if portal { Arg::I32(i32::try_from(c).unwrap_or(-1)) } else { Arg::U32(c) };
         match self {
-            Notify::Motion { stream, x, y } => {
-                ("NotifyPointerMotionAbsolute", vec![Arg::Str(stream.clone()), Arg::F64(*x), Arg::F64(*y)])
+            Notify::Motion { stream, node, x, y } => {
+                let stream = if portal { Arg::U32(*node) } else { Arg::Str(stream.clone()) };
+                ("NotifyPointerMotionAbsolute", vec![stream, Arg::F64(*x), Arg::F64(*y)])
             }
-            Notify::Button { code, pressed } => ("NotifyPointerButton", vec![Arg::I32(*code), Arg::Bool(*pressed)]),
-            Notify::Key { keysym, pressed } => ("NotifyKeyboardKeysym", vec![Arg::U32(*keysym), Arg::Bool(*pressed)]),
-            Notify::Keycode { code, pressed } => ("NotifyKeyboardKeycode", vec![Arg::U32(*code), Arg::Bool(*pressed)]),
+            Notify::Button { code, pressed } => ("NotifyPointerButton", vec![Arg::I32(*code), state(*pressed)]),
+            Notify::Key { keysym, pressed } => ("NotifyKeyboardKeysym", vec![code(*keysym), state(*pressed)]),
+            Notify::Keycode { code: c, pressed } => ("NotifyKeyboardKeycode", vec![code(*c), state(*pressed)]),
             Notify::Wheel { horizontal, steps } => {
                 ("NotifyPointerAxisDiscrete", vec![Arg::U32(u32::from(*horizontal)), Arg::I32(*steps)])
             }
@@ -239,20 +249,30 @@ impl MutterInput {
 
     /// Sends `events` in one burst and waits until mutter has handled them all.
     fn send(&self, events: &[Notify]) -> Result<(), GnomeError> {
-        let built: Vec<(&'static str, Vec<Arg>)> = events.iter().map(Notify::member_and_args).collect();
-        let path = self.session.session_path();
-        let calls: Vec<Call<'_>> = built
+        let route = self.session.route();
+        let built: Vec<(&'static str, CallTarget<'_>, Vec<Arg>)> = events
             .iter()
-            .map(|(member, args)| Call {
-                destination: "org.gnome.Mutter.RemoteDesktop",
-                path,
-                interface: REMOTE_DESKTOP_SESSION,
-                member,
-                args,
-                flags: 0,
+            .map(|e| {
+                let (member, own) = e.member_and_args(route);
+                let (target, args) = self.session.call_args(Iface::Input, own);
+                (member, target, args)
             })
             .collect();
-        Ok(self.session.bus().call_all(&calls, CALL_TIMEOUT, "remote-desktop input")?)
+        let calls: Vec<Call<'_>> = built.iter().map(|(member, target, args)| target.call(member, args)).collect();
+        let mut bus = self.session.bus();
+        match route {
+            Route::Mutter => Ok(bus.call_all(&calls, CALL_TIMEOUT, "remote-desktop input")?),
+            // xdg-desktop-portal handles each call on a thread of its own and passes it on from
+            // there: calls in flight together reached GNOME out of order (a key before the Control
+            // pressed for it, seen as "v" typed for ctrl+v). One at a time, each passed on before
+            // the next is sent.
+            Route::Portal => {
+                for call in &calls {
+                    bus.call(call, CALL_TIMEOUT, "remote-desktop input through the portal")?;
+                }
+                Ok(())
+            }
+        }
     }
 
     /// Sends `events`; when that fails, releases whatever they pressed before reporting it.
@@ -303,7 +323,7 @@ impl MutterInput {
             .session
             .locate(to)
             .ok_or_else(|| PlatformError::Invalid(format!("point {},{} is on no monitor", to.x, to.y)))?;
-        Ok(Notify::Motion { stream: stream.path.clone(), x, y })
+        Ok(Notify::Motion { stream: stream.path.clone(), node: stream.node, x, y })
     }
 
     fn spacing(&self) -> std::sync::MutexGuard<'_, ClickSpacing> {

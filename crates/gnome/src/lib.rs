@@ -17,8 +17,11 @@
 //! - accessibility: AT-SPI's window-relative bounds moved onto the screen by each window's buffer
 //!   origin (`handrail_platform::window_relative`).
 //!
-//! [`GnomeDesktop::connect`] assembles them into a [`Desktop`]. The portal path (for sessions whose
-//! mutter interfaces are closed to other processes) is not built yet.
+//! - [`portal`]: the same session asked for through the desktop portal (GNOME's consent dialog,
+//!   a restore token kept so it is asked once), for a handrail that cannot reach mutter's
+//!   interfaces or a person who wants GNOME's consent in the loop.
+//!
+//! [`GnomeDesktop::connect`] assembles them into a [`Desktop`], on the route [`RouteChoice`] names.
 
 mod clipboard;
 pub mod display;
@@ -26,6 +29,7 @@ mod error;
 pub mod input;
 pub mod keymap;
 pub mod mutter;
+pub mod portal;
 pub mod screen;
 pub mod settle;
 pub mod shell;
@@ -34,7 +38,8 @@ pub mod windows;
 pub use display::{MonitorScale, MonitorScales};
 pub use error::GnomeError;
 pub use input::MutterInput;
-pub use mutter::{MutterSession, Stream};
+pub use mutter::{MutterSession, Route, Stream};
+pub use portal::PortalOptions;
 pub use screen::MutterScreen;
 pub use settle::MutterSettle;
 pub use shell::{ShellWindow, ShellWindows};
@@ -63,6 +68,45 @@ pub struct GnomeOptions {
     /// The compositor's Wayland socket, where its keymap is read (`WAYLAND_DISPLAY` of the apps'
     /// environment); without it keys are typed as if the layout were Latin.
     pub wayland: Option<PathBuf>,
+    /// Through mutter's own interfaces or the desktop portal.
+    pub route: RouteChoice,
+}
+
+/// How handrail reaches mutter's remote-desktop session.
+#[derive(Debug, Clone)]
+pub enum RouteChoice {
+    /// mutter's own interfaces when its remote-desktop name answers on the bus (no dialog), else
+    /// the desktop portal.
+    Auto(PortalOptions),
+    Mutter,
+    Portal(PortalOptions),
+}
+
+impl RouteChoice {
+    /// The route to take on the bus at `address`.
+    fn resolve(&self, address: &str) -> Result<(Route, Option<&PortalOptions>), GnomeError> {
+        Ok(match self {
+            RouteChoice::Mutter => (Route::Mutter, None),
+            RouteChoice::Portal(p) => (Route::Portal, Some(p)),
+            RouteChoice::Auto(p) => {
+                if name_has_owner(address, mutter::REMOTE_DESKTOP)? {
+                    (Route::Mutter, None)
+                } else {
+                    (Route::Portal, Some(p))
+                }
+            }
+        })
+    }
+}
+
+/// Whether `name` has an owner on the bus at `address`.
+fn name_has_owner(address: &str, name: &str) -> Result<bool, GnomeError> {
+    let mut bus = handrail_dbus::Bus::connect(address, mutter::CALL_TIMEOUT, Box::new(|_| {}))?;
+    let args = [handrail_dbus::wire::Arg::Str(name.to_owned())];
+    let ask =
+        mutter::call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner", &args);
+    let reply = bus.call(&ask, mutter::CALL_TIMEOUT, "NameHasOwner")?;
+    Ok(matches!(reply.first()?.unwrapped(), handrail_dbus::wire::Value::Bool(true)))
 }
 
 impl GnomeOptions {
@@ -82,6 +126,7 @@ impl GnomeOptions {
             launch,
             image_format: ImageFormat::default(),
             wayland,
+            route: RouteChoice::Auto(PortalOptions::default()),
         }
     }
 }
@@ -102,7 +147,16 @@ impl GnomeDesktop {
         // The extension first: without it nothing can be placed, and saying so beats a session
         // opened for nothing.
         let shell = ShellWindows::connect(&options.bus_address)?;
-        let session = Arc::new(MutterSession::start(&options.bus_address)?);
+        let session = Arc::new(match options.route.resolve(&options.bus_address)? {
+            (Route::Mutter, _) => {
+                log::info!("GNOME: screen and input through mutter's remote-desktop interface");
+                MutterSession::start(&options.bus_address)?
+            }
+            (Route::Portal, portal) => {
+                log::info!("GNOME: screen and input through the desktop portal");
+                MutterSession::start_portal(&options.bus_address, portal.unwrap_or(&PortalOptions::default()))?
+            }
+        });
         let screen = MutterScreen::open(Arc::clone(&session), options.pipewire.as_deref())?;
         let settle = MutterSettle::start(&screen)
             .map_err(|e| GnomeError::Unexpected(format!("watching the screen casts: {e}")))?;

@@ -17,7 +17,7 @@ use log::{debug, warn};
 
 use crate::error::GnomeError;
 
-const REMOTE_DESKTOP: &str = "org.gnome.Mutter.RemoteDesktop";
+pub(crate) const REMOTE_DESKTOP: &str = "org.gnome.Mutter.RemoteDesktop";
 const REMOTE_DESKTOP_PATH: &str = "/org/gnome/Mutter/RemoteDesktop";
 pub(crate) const REMOTE_DESKTOP_SESSION: &str = "org.gnome.Mutter.RemoteDesktop.Session";
 const SCREEN_CAST: &str = "org.gnome.Mutter.ScreenCast";
@@ -34,7 +34,8 @@ pub const CALL_TIMEOUT: Duration = Duration::from_secs(5);
 /// One monitor's screen-cast stream.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Stream {
-    /// Its D-Bus object path, which pointer motion names.
+    /// Its D-Bus object path, which pointer motion names on mutter's route (empty on the portal's,
+    /// where motion names the node).
     pub path: String,
     /// The monitor's connector (`Meta-0`, `eDP-1`).
     pub connector: String,
@@ -47,9 +48,20 @@ pub struct Stream {
     pub scale: f64,
 }
 
+/// Which interfaces a session's calls go to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// mutter's own remote-desktop and screen-cast interfaces, on its session bus: no dialog.
+    Mutter,
+    /// The desktop portal's, which wraps them: the person's consent, once per restore token.
+    Portal,
+}
+
 /// A started remote-desktop session with a stream per monitor. Stopped when dropped.
 pub struct MutterSession {
     bus: Mutex<Bus>,
+    route: Route,
+    /// Its object path (mutter) or session handle (portal).
     session: String,
     streams: Vec<Stream>,
     /// mutter's process, when the bus says (input waits on it: see `input`).
@@ -59,6 +71,8 @@ pub struct MutterSession {
     transfers: Mutex<Option<Receiver<(String, u32)>>>,
     /// Who holds the clipboard, as the session last heard (once its clipboard is enabled).
     clipboard_owner: Arc<Mutex<Option<ClipboardOwner>>>,
+    /// Whether the person allowed the clipboard (the portal's dialog); mutter's route always may.
+    clipboard_granted: bool,
 }
 
 /// Who holds the clipboard, as `SelectionOwnerChanged` says.
@@ -76,12 +90,13 @@ pub(crate) fn clipboard_owner_of(options: &Value) -> Option<ClipboardOwner> {
     let mut owner = ClipboardOwner::default();
     for entry in options.as_array()? {
         let [key, value] = entry.as_struct()? else { return None };
+        // mutter's spelling, and the portal's (which passes mutter's signal on).
         match key.as_str()? {
-            "mime-types" => {
+            "mime-types" | "mime_types" => {
                 let types = value.as_struct().and_then(|s| s.first()).unwrap_or(value).as_array()?;
                 owner.mime_types = types.iter().map(|t| t.as_str().map(str::to_owned)).collect::<Option<_>>()?;
             }
-            "session-is-owner" => owner.ours = matches!(value.unwrapped(), Value::Bool(true)),
+            "session-is-owner" | "session_is_owner" => owner.ours = matches!(value.unwrapped(), Value::Bool(true)),
             _ => {}
         }
     }
@@ -94,8 +109,16 @@ impl std::fmt::Debug for MutterSession {
     }
 }
 
-fn call<'a>(destination: &'a str, path: &'a str, interface: &'a str, member: &'a str, args: &'a [Arg]) -> Call<'a> {
-    Call { destination, path, interface, member, args, flags: 0 }
+pub(crate) use handrail_dbus::simple_call as call;
+
+/// Asks the bus to send this connection the signals `rules` match.
+pub(crate) fn add_matches(bus: &mut Bus, rules: impl IntoIterator<Item = String>) -> Result<(), GnomeError> {
+    for rule in rules {
+        let args = [Arg::Str(rule)];
+        let add = call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "AddMatch", &args);
+        bus.call(&add, CALL_TIMEOUT, "AddMatch")?;
+    }
+    Ok(())
 }
 
 impl MutterSession {
@@ -133,19 +156,7 @@ impl MutterSession {
         // And the clipboard's requests and owners, once a paste enables it.
         let clipboard_rule = format!("type='signal',interface='{REMOTE_DESKTOP_SESSION}',member='SelectionTransfer'");
         let owner_rule = format!("type='signal',interface='{REMOTE_DESKTOP_SESSION}',member='SelectionOwnerChanged'");
-        for rule in [rule, clipboard_rule, owner_rule] {
-            bus.call(
-                &call(
-                    "org.freedesktop.DBus",
-                    "/org/freedesktop/DBus",
-                    "org.freedesktop.DBus",
-                    "AddMatch",
-                    &[Arg::Str(rule)],
-                ),
-                CALL_TIMEOUT,
-                "AddMatch",
-            )?;
-        }
+        add_matches(&mut bus, [rule, clipboard_rule, owner_rule])?;
         let (connectors, scales) = monitor_state(&mut bus)?;
         if connectors.is_empty() {
             return Err(GnomeError::NoMonitor);
@@ -194,12 +205,43 @@ impl MutterSession {
         debug!("mutter (pid {compositor:?}) remote-desktop session {session}: streams {streams:?}");
         Ok(MutterSession {
             bus: Mutex::new(bus),
+            route: Route::Mutter,
             session,
             streams,
             compositor,
             transfers: Mutex::new(Some(transfers)),
             clipboard_owner,
+            clipboard_granted: true,
         })
+    }
+
+    /// A session started elsewhere (the portal's: `crate::portal`).
+    pub(crate) fn from_parts(
+        bus: Bus,
+        route: Route,
+        session: String,
+        streams: Vec<Stream>,
+        transfers: Receiver<(String, u32)>,
+        clipboard_owner: Arc<Mutex<Option<ClipboardOwner>>>,
+        clipboard_granted: bool,
+    ) -> MutterSession {
+        let mut bus = bus;
+        let compositor = compositor_pid(&mut bus);
+        MutterSession {
+            bus: Mutex::new(bus),
+            route,
+            session,
+            streams,
+            compositor,
+            transfers: Mutex::new(Some(transfers)),
+            clipboard_owner,
+            clipboard_granted,
+        }
+    }
+
+    /// Whether the session may use the clipboard.
+    pub(crate) fn clipboard_granted(&self) -> bool {
+        self.clipboard_granted
     }
 
     /// mutter's process id, when the bus says.
@@ -219,9 +261,60 @@ impl MutterSession {
         areas.fold(first, |a, b| a.union(&b))
     }
 
-    /// The session's object path, which input calls go to.
-    pub(crate) fn session_path(&self) -> &str {
-        &self.session
+    /// Which interfaces the session's calls go to.
+    pub fn route(&self) -> Route {
+        self.route
+    }
+
+    /// A call of the session's remote-desktop interface (`iface` `RemoteDesktop`) or of its
+    /// clipboard (`Clipboard`): mutter's are methods of the session's object; the portal's, of its
+    /// one object, with the session handle as the first argument (and, for input, an options
+    /// dictionary after it). `own` are the call's own arguments, in mutter's types; the portal's
+    /// differences are made here.
+    pub(crate) fn call_args(&self, iface: Iface, own: Vec<Arg>) -> (CallTarget<'_>, Vec<Arg>) {
+        match self.route {
+            Route::Mutter => (
+                CallTarget { destination: REMOTE_DESKTOP, path: &self.session, interface: REMOTE_DESKTOP_SESSION },
+                own,
+            ),
+            Route::Portal => {
+                let interface = match iface {
+                    Iface::Input => handrail_portal::REMOTE_DESKTOP,
+                    Iface::Clipboard => handrail_portal::CLIPBOARD,
+                };
+                let target =
+                    CallTarget { destination: handrail_portal::DESTINATION, path: handrail_portal::OBJECT, interface };
+                let args = match iface {
+                    Iface::Input => handrail_portal::session::input_args(&self.session, own),
+                    Iface::Clipboard => std::iter::once(Arg::Path(self.session.clone())).chain(own).collect(),
+                };
+                (target, args)
+            }
+        }
+    }
+
+    /// The name a clipboard option or signal field has on this route (`mime-types` on mutter's,
+    /// `mime_types` on the portal's).
+    pub(crate) fn clipboard_key(&self, mutters: &'static str) -> String {
+        match self.route {
+            Route::Mutter => mutters.to_owned(),
+            Route::Portal => mutters.replace('-', "_"),
+        }
+    }
+
+    /// The PipeWire connection the streams are read from: mutter's daemon (at `socket`, or the
+    /// session's own), or the one the portal opens for this session.
+    pub(crate) fn pipewire_remote(
+        &self,
+        socket: Option<&std::path::Path>,
+    ) -> Result<handrail_pipewire::Remote, GnomeError> {
+        use handrail_pipewire::Remote;
+        Ok(match self.route {
+            Route::Mutter => socket.map_or(Remote::Default, |p| Remote::Socket(p.to_owned())),
+            Route::Portal => {
+                Remote::Fd(handrail_portal::session::open_pipewire_remote(&mut self.bus(), &self.session)?)
+            }
+        })
     }
 
     /// The stream whose monitor shows `p`, and `p` in that stream's coordinates.
@@ -245,9 +338,34 @@ impl MutterSession {
     }
 }
 
+/// The two interfaces a session's calls belong to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Iface {
+    Input,
+    Clipboard,
+}
+
+/// Where a session's call goes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CallTarget<'a> {
+    pub(crate) destination: &'a str,
+    pub(crate) path: &'a str,
+    pub(crate) interface: &'a str,
+}
+
+impl<'a> CallTarget<'a> {
+    pub(crate) fn call(self, member: &'a str, args: &'a [Arg]) -> Call<'a> {
+        Call { destination: self.destination, path: self.path, interface: self.interface, member, args, flags: 0 }
+    }
+}
+
 impl Drop for MutterSession {
     fn drop(&mut self) {
         let session = self.session.clone();
+        if self.route == Route::Portal {
+            handrail_portal::session::close(&mut self.bus(), &session);
+            return;
+        }
         let stop = call(REMOTE_DESKTOP, &session, REMOTE_DESKTOP_SESSION, "Stop", &[]);
         if let Err(e) = self.bus().call(&stop, Duration::from_secs(1), "RemoteDesktop.Session.Stop") {
             debug!("stopping mutter session {session}: {e}");
@@ -319,7 +437,7 @@ fn compositor_pid(bus: &mut Bus) -> Option<u32> {
 
 /// The connectors of the monitors mutter drives (`DisplayConfig.GetCurrentState`).
 /// The monitors' connectors, and how each is scaled (empty when mutter's answer says nothing of it).
-fn monitor_state(bus: &mut Bus) -> Result<(Vec<String>, Vec<crate::display::MonitorScale>), GnomeError> {
+pub(crate) fn monitor_state(bus: &mut Bus) -> Result<(Vec<String>, Vec<crate::display::MonitorScale>), GnomeError> {
     let reply = bus.call(
         &call(DISPLAY_CONFIG, DISPLAY_CONFIG_PATH, DISPLAY_CONFIG, "GetCurrentState", &[]),
         CALL_TIMEOUT,

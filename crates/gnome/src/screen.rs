@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use handrail_imaging::{capture_part, compose_monitors};
-use handrail_pipewire::{Remote, VideoFrame, VideoStream};
+use handrail_pipewire::{VideoFrame, VideoStream};
 use handrail_platform::{Frame, Monitor, PlatformError, Rect, Screen, Size};
 
 use crate::error::GnomeError;
@@ -47,7 +47,7 @@ impl MutterScreen {
     pub fn open(session: Arc<MutterSession>, pipewire: Option<&Path>) -> Result<MutterScreen, GnomeError> {
         let mut monitors = Vec::new();
         for s in session.streams() {
-            let remote = pipewire.map_or(Remote::Default, |p| Remote::Socket(p.to_owned()));
+            let remote = session.pipewire_remote(pipewire)?;
             let video = VideoStream::connect(remote, s.node, "handrail screen")?;
             if video.frame_after(0, FIRST_FRAME)?.is_none() {
                 return Err(GnomeError::Unexpected(format!(

@@ -63,9 +63,37 @@ pub struct Programs {
     pub python: PathBuf,
     /// Asks a bus whether a name has its owner yet, and closes the overview.
     pub dbus_send: PathBuf,
+    /// The desktop portal's programs, when the sandbox runs it.
+    pub portal: Option<PortalPrograms>,
     /// Where GNOME Shell, PipeWire and WirePlumber come from when not the machine's own (their
     /// paths above are then paths inside it).
     pub root_fs: Option<RootFs>,
+}
+
+/// The desktop portal as a GNOME session runs it.
+#[derive(Debug, Clone)]
+pub struct PortalPrograms {
+    pub permission_store: PathBuf,
+    /// GNOME's backend (its dialogs).
+    pub backend: PathBuf,
+    pub portal: PathBuf,
+}
+
+/// The names the portal's three processes own once they serve.
+pub const PERMISSION_STORE_NAME: &str = "org.freedesktop.impl.portal.PermissionStore";
+pub const PORTAL_BACKEND_NAME: &str = "org.freedesktop.impl.portal.desktop.gnome";
+pub const PORTAL_NAME: &str = "org.freedesktop.portal.Desktop";
+
+/// Where the portal's programs are installed (they are not on PATH).
+const LIBEXEC: &str = "usr/libexec";
+
+/// `program` in the machine's `/usr/libexec`.
+pub fn require_libexec(program: &str, package: &'static str) -> Result<PathBuf, SandboxError> {
+    let path = Path::new("/").join(LIBEXEC).join(program);
+    if path.is_file() {
+        return Ok(path);
+    }
+    Err(SandboxError::MissingProgram { program: program.to_owned(), package, searched: format!("/{LIBEXEC}") })
 }
 
 /// A root file system the GNOME session's own programs run from, through bubblewrap.
@@ -100,6 +128,18 @@ impl RootFs {
             program: program.to_owned(),
             package,
             searched: format!("{} (the GNOME root file system)", self.root.join(ROOT_FS_BIN).display()),
+        })
+    }
+
+    /// `program`'s path inside the root file system's `/usr/libexec`, if it is installed there.
+    pub fn require_libexec(&self, program: &str, package: &'static str) -> Result<PathBuf, SandboxError> {
+        if self.root.join(LIBEXEC).join(program).is_file() {
+            return Ok(Path::new("/").join(LIBEXEC).join(program));
+        }
+        Err(SandboxError::MissingProgram {
+            program: program.to_owned(),
+            package,
+            searched: format!("{} (the GNOME root file system)", self.root.join(LIBEXEC).display()),
         })
     }
 

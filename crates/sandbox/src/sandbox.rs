@@ -75,6 +75,10 @@ pub struct SandboxOptions {
     /// everything else (the session and system buses, the logind stand-in, the apps) stays the
     /// machine's.
     pub gnome_root: Option<PathBuf>,
+    /// GNOME only: also run the desktop portal (`xdg-desktop-portal`, GNOME's backend of it and the
+    /// permission store, from `gnome_root` when given), as a GNOME session has it: what handrail's
+    /// portal route asks, and what shows its consent dialog.
+    pub gnome_portal: bool,
 }
 
 /// Which desktop a sandbox runs.
@@ -111,6 +115,7 @@ impl Default for SandboxOptions {
             parent_death_signal: true,
             opengl: false,
             gnome_root: None,
+            gnome_portal: false,
         }
     }
 }
@@ -284,6 +289,19 @@ impl Programs {
                             }
                         })?,
                         dbus_send: require("dbus-send", "dbus")?,
+                        portal: if opts.gnome_portal {
+                            let libexec = |name: &str, package: &'static str| match &root_fs {
+                                Some(fs) => fs.require_libexec(name, package),
+                                None => gnome::require_libexec(name, package),
+                            };
+                            Some(gnome::PortalPrograms {
+                                permission_store: libexec("xdg-permission-store", "xdg-desktop-portal")?,
+                                backend: libexec("xdg-desktop-portal-gnome", "xdg-desktop-portal-gnome")?,
+                                portal: libexec("xdg-desktop-portal", "xdg-desktop-portal")?,
+                            })
+                        } else {
+                            None
+                        },
                         root_fs,
                     })
                 } else {
@@ -525,6 +543,9 @@ impl Sandbox {
             let t = Instant::now();
             sb.start_shell(g)?;
             sb.timings.compositor = Some(t.elapsed());
+            if let Some(portal) = &g.portal {
+                sb.start_portal(g, portal)?;
+            }
         }
         sb.timings.total = t0.elapsed();
         let ms = |d: Duration| d.as_secs_f64() * 1000.0;
@@ -1071,6 +1092,35 @@ impl Sandbox {
             }
             self.poll_again(STEP, deadline, &log)?;
         }
+    }
+
+    /// Starts the permission store and GNOME's portal backend, then the portal, which finds its
+    /// backends on the bus as it starts (nothing here is D-Bus-activated: the machine's service
+    /// files would start the machine's programs, not the root file system's).
+    fn start_portal(&mut self, programs: &gnome::Programs, portal: &gnome::PortalPrograms) -> Result<(), SandboxError> {
+        const STEP: &str = "desktop portal (xdg-desktop-portal)";
+        let socket = self.wayland_socket.clone().unwrap_or_else(|| self.runtime_dir.join(gnome::WAYLAND_NAME));
+        let steps: [(&'static str, &Path, &str); 3] = [
+            ("xdg-permission-store", &portal.permission_store, gnome::PERMISSION_STORE_NAME),
+            ("xdg-desktop-portal-gnome", &portal.backend, gnome::PORTAL_BACKEND_NAME),
+            ("xdg-desktop-portal", &portal.portal, gnome::PORTAL_NAME),
+        ];
+        for (name, program, bus_name) in steps {
+            let log = self.logs.join(format!("{name}.log"));
+            let mut cmd = self.gnome_command(programs, program, &log)?;
+            // The backend's dialogs are windows of this desktop; the portal picks its backends by
+            // the desktop's name.
+            cmd.env("WAYLAND_DISPLAY", &socket).env("XDG_CURRENT_DESKTOP", "GNOME").env_remove("DISPLAY");
+            self.spawn_tracked(name, STEP, cmd)?;
+            let deadline = self.deadline();
+            while !self.bus_has_owner(&programs.dbus_send, "--session", bus_name, STEP, deadline)? {
+                if let Some(status) = self.exited(name) {
+                    return Err(SandboxError::ExitedEarly { step: STEP, status, stderr: tail_file(&log) });
+                }
+                self.poll_again(STEP, deadline, &log)?;
+            }
+        }
+        Ok(())
     }
 
     /// Whether GNOME Shell's start-up is complete, as handrail's extension says.

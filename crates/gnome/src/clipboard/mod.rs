@@ -35,12 +35,12 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use handrail_dbus::wire::{Arg, Call, Value};
+use handrail_dbus::wire::{Arg, Call, Message, Value};
 use handrail_platform::PlatformError;
 use log::{debug, warn};
 
 use crate::error::GnomeError;
-use crate::mutter::{MutterSession, CALL_TIMEOUT, REMOTE_DESKTOP_SESSION};
+use crate::mutter::{Iface, MutterSession, Route, CALL_TIMEOUT};
 use kept::{read_clipboard, Kept};
 
 /// The types the text is offered as: what GTK, Qt, Chromium and Xwayland apps ask for.
@@ -91,15 +91,11 @@ pub(crate) struct ClipboardServer {
     thread: Option<JoinHandle<()>>,
 }
 
-fn call<'a>(session: &'a str, member: &'a str, args: &'a [Arg]) -> Call<'a> {
-    Call {
-        destination: "org.gnome.Mutter.RemoteDesktop",
-        path: session,
-        interface: REMOTE_DESKTOP_SESSION,
-        member,
-        args,
-        flags: 0,
-    }
+/// Calls the session's clipboard method `member` with its own arguments `own` (on mutter's route
+/// or the portal's: `MutterSession::call_args`).
+fn clipboard_call(session: &MutterSession, member: &'static str, own: Vec<Arg>) -> Result<Message, GnomeError> {
+    let (target, args) = session.call_args(Iface::Clipboard, own);
+    Ok(session.bus().call(&target.call(member, &args), CALL_TIMEOUT, member)?)
 }
 
 fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
@@ -108,8 +104,8 @@ fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
 
 /// Makes the session the clipboard's owner, offering `mime_types`.
 fn set_selection(session: &MutterSession, mime_types: Vec<String>) -> Result<(), GnomeError> {
-    let options = [Arg::Dict(vec![("mime-types".to_owned(), Arg::StrArray(mime_types))])];
-    session.bus().call(&call(session.session_path(), "SetSelection", &options), CALL_TIMEOUT, "SetSelection")?;
+    let options = Arg::Dict(vec![(session.clipboard_key("mime-types"), Arg::StrArray(mime_types))]);
+    clipboard_call(session, "SetSelection", vec![options])?;
     Ok(())
 }
 
@@ -142,13 +138,15 @@ impl ClipboardServer {
         let transfers = session
             .take_transfers()
             .ok_or_else(|| GnomeError::Unexpected("the session's clipboard is already served".into()))?;
-        let options = [Arg::Dict(Vec::new())];
-        // mutter says who holds the clipboard before it answers (`MutterSession::clipboard_owner`).
-        session.bus().call(
-            &call(session.session_path(), "EnableClipboard", &options),
-            CALL_TIMEOUT,
-            "EnableClipboard",
-        )?;
+        match session.route() {
+            // mutter says who holds the clipboard before it answers (`MutterSession::clipboard_owner`).
+            Route::Mutter => {
+                clipboard_call(session.as_ref(), "EnableClipboard", vec![Arg::Dict(Vec::new())])?;
+            }
+            // Asked for before the session started; granted or not by the person then.
+            Route::Portal if session.clipboard_granted() => {}
+            Route::Portal => return Err(GnomeError::ClipboardNotAllowed),
+        }
         let state = Arc::new(Mutex::new(State {
             offer: Offer::Nothing,
             kept: None,
@@ -221,8 +219,9 @@ impl ClipboardServer {
         st.give_back_at = None;
         // A copy the person made just now is heard: mutter's signals sent before its answer to
         // this call are read before that answer.
+        let (target, _) = self.session.call_args(Iface::Clipboard, Vec::new());
         self.session.bus().call(
-            &Call { interface: "org.freedesktop.DBus.Peer", ..call(self.session.session_path(), "Ping", &[]) },
+            &Call { interface: "org.freedesktop.DBus.Peer", ..target.call("Ping", &[]) },
             CALL_TIMEOUT,
             "Peer.Ping",
         )?;
@@ -294,7 +293,6 @@ fn is_dropped(e: &GnomeError) -> bool {
 /// Writes `data` for request `serial` and says whether it went whole; `None` (a type not kept)
 /// answers with nothing, as failed.
 fn answer(session: &MutterSession, serial: u32, data: Option<&[u8]>) -> Result<(), GnomeError> {
-    let path = session.session_path();
     let written = (|| -> Result<(), GnomeError> {
         let mut pipe = pipe_from(session, "SelectionWrite", &[Arg::U32(serial)])?;
         let Some(data) = data else {
@@ -303,15 +301,14 @@ fn answer(session: &MutterSession, serial: u32, data: Option<&[u8]>) -> Result<(
         pipe.write_all(data).map_err(|e| GnomeError::Unexpected(format!("writing the clipboard: {e}")))?;
         Ok(())
     })();
-    let done = [Arg::U32(serial), Arg::Bool(written.is_ok())];
-    session.bus().call(&call(path, "SelectionWriteDone", &done), CALL_TIMEOUT, "SelectionWriteDone")?;
+    clipboard_call(session, "SelectionWriteDone", vec![Arg::U32(serial), Arg::Bool(written.is_ok())])?;
     written
 }
 
 /// Calls the session's `member` (`SelectionRead`, `SelectionWrite`) and opens the pipe it answers
 /// with.
 fn pipe_from(session: &MutterSession, member: &'static str, args: &[Arg]) -> Result<std::fs::File, GnomeError> {
-    let reply = session.bus().call(&call(session.session_path(), member, args), CALL_TIMEOUT, member)?;
+    let reply = clipboard_call(session, member, args.to_vec())?;
     let index = match reply.first()?.unwrapped() {
         Value::Fd(i) => *i,
         other => return Err(GnomeError::Unexpected(format!("{member} answered {other:?}"))),
