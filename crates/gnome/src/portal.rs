@@ -136,13 +136,21 @@ fn monitor_scales(bus: &mut Bus) -> Vec<crate::display::MonitorScale> {
 }
 
 /// Taps Control once through the session's keyboard, as mutter's own route does (see
-/// `mutter::wake_keyboard`): behind the portal is a mutter session like any other.
+/// `mutter::wake_keyboard`): behind the portal is a mutter session like any other. The press is
+/// answered before the release goes: sent together, the portal passed the release on first
+/// (its threads), mutter then counted Control as held, and ignored every later press of it
+/// ("Received multiple virtual 0x1d key presses" in its log; shortcuts lost their Control).
 fn wake_keyboard(session: &MutterSession) -> Result<(), GnomeError> {
     const CONTROL_L: i32 = 0xffe3;
-    let tap = |pressed: u32| session.call_args(Iface::Input, vec![Arg::I32(CONTROL_L), Arg::U32(pressed)]);
-    let ((target, down), (_, up)) = (tap(1), tap(0));
-    let calls = [target.call("NotifyKeyboardKeysym", &down), target.call("NotifyKeyboardKeysym", &up)];
-    Ok(session.bus().call_all(&calls, CALL_TIMEOUT, "waking the session's keyboard")?)
+    for pressed in [1, 0] {
+        let (target, args) = session.call_args(Iface::Input, vec![Arg::I32(CONTROL_L), Arg::U32(pressed)]);
+        session.bus().call(
+            &target.call("NotifyKeyboardKeysym", &args),
+            CALL_TIMEOUT,
+            "waking the session's keyboard",
+        )?;
+    }
+    Ok(())
 }
 
 impl From<PortalError> for GnomeError {
