@@ -116,14 +116,19 @@ fn x_window_ids(display: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// The managed windows' titles (each one's `_NET_WM_NAME`).
+/// The managed windows' titles (each one's `_NET_WM_NAME`). A window the X server has already
+/// destroyed is left out: the window manager drops it from `_NET_CLIENT_LIST` a moment later (on a
+/// loaded machine the list still named a closed window right after a reset, read as `""`), and
+/// handrail's own reading of the list leaves such windows out the same way.
 fn x_windows(display: &str) -> Vec<String> {
     x_window_ids(display)
         .iter()
-        .map(|id| {
-            let out = Command::new("xprop").args(["-display", display, "-id", id, "_NET_WM_NAME"]).output();
-            out.map(|o| String::from_utf8_lossy(&o.stdout).split('"').nth(1).unwrap_or_default().to_string())
-                .unwrap_or_default()
+        .filter_map(|id| {
+            let out = Command::new("xprop").args(["-display", display, "-id", id, "_NET_WM_NAME"]).output().ok()?;
+            // xprop fails (BadWindow) for a window that no longer exists.
+            out.status
+                .success()
+                .then(|| String::from_utf8_lossy(&out.stdout).split('"').nth(1).unwrap_or_default().to_string())
         })
         .collect()
 }
