@@ -34,7 +34,7 @@ pub enum GnomeError {
     NoExtension,
     /// The desktop portal's route failed: not offered, declined, unanswered.
     #[error(transparent)]
-    Portal(handrail_portal::PortalError),
+    Portal(#[from] handrail_portal::PortalError),
     #[error(transparent)]
     Pipewire(#[from] handrail_pipewire::PipewireError),
 }

@@ -217,7 +217,7 @@ impl MutterSession {
 
     /// A session started elsewhere (the portal's: `crate::portal`).
     pub(crate) fn from_parts(
-        bus: Bus,
+        mut bus: Bus,
         route: Route,
         session: String,
         streams: Vec<Stream>,
@@ -225,7 +225,6 @@ impl MutterSession {
         clipboard_owner: Arc<Mutex<Option<ClipboardOwner>>>,
         clipboard_granted: bool,
     ) -> MutterSession {
-        let mut bus = bus;
         let compositor = compositor_pid(&mut bus);
         MutterSession {
             bus: Mutex::new(bus),

@@ -15,7 +15,7 @@ use handrail_dbus::wire::Arg;
 use handrail_dbus::Bus;
 use handrail_platform::Rect;
 use handrail_portal::session::StartOptions;
-use handrail_portal::{PortalError, Response, TokenFile, CLIPBOARD};
+use handrail_portal::{Response, TokenFile, CLIPBOARD};
 use log::{debug, info, warn};
 
 use crate::error::GnomeError;
@@ -151,10 +151,4 @@ fn wake_keyboard(session: &MutterSession) -> Result<(), GnomeError> {
         )?;
     }
     Ok(())
-}
-
-impl From<PortalError> for GnomeError {
-    fn from(e: PortalError) -> GnomeError {
-        GnomeError::Portal(e)
-    }
 }

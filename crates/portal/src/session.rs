@@ -120,7 +120,7 @@ pub fn start(bus: &mut Bus, responses: &Receiver<Response>, options: &StartOptio
             options.consent_timeout,
         )?;
         let started = started_from(&session, version, &response)?;
-        if started.clipboard != clipboard_asked && clipboard_asked {
+        if clipboard_asked && !started.clipboard {
             info!("the person did not allow the clipboard: text the layout cannot type will not be pasted");
         }
         Ok(started)
