@@ -290,9 +290,12 @@ impl Agent {
         let found = wait_until(WAIT, POLL, || {
             let o = self.call(&[("action", "see")]);
             last = o.text();
-            o.observation
-                .as_ref()
-                .and_then(|obs| obs.elements.iter().find(|e| is_address_bar(e)).map(|e| e.id.to_string()))
+            o.observation.as_ref().and_then(|obs| {
+                obs.elements
+                    .iter()
+                    .find(|e| is_address_bar(e, &handrail_platform::AppRules::linux()))
+                    .map(|e| e.id.to_string())
+            })
         });
         found.unwrap_or_else(|| panic!("no address bar on screen: {last}"))
     }

@@ -75,10 +75,6 @@ impl FrontWindow {
         let bounds = if scale == 1.0 { info.bounds } else { info.bounds.scaled(1.0 / scale) };
         FrontWindow { class: info.class.clone(), pid: info.pid, bounds }
     }
-
-    pub fn is_terminal(&self) -> bool {
-        crate::guard::terminal::is_terminal_class(&self.class)
-    }
 }
 
 /// Facts only `inspect` shows.

@@ -6,7 +6,7 @@ mod common;
 
 use common::{config, Fx};
 use handrail_core::{Confirm, Engine, GuardDecision, Mode, Outcome, Rule, Status};
-use handrail_platform::{Rect, Size};
+use handrail_platform::{OsRules, Rect, Size};
 use handrail_sim::{SimDesktop, Widget, WidgetId, WindowSpec};
 use proptest::prelude::*;
 
@@ -478,5 +478,42 @@ fn writing_over_a_file_is_judged_by_what_the_terminals_shell_finds() {
         let o = t.typ("df -h > notes.txt\n");
         allowed(&o);
         assert!(matches!(o.guard, GuardDecision::AllowedByIntent { .. }), "{}", o.text());
+    }
+}
+
+/// A terminal that exposes no accessibility is known by its window class, and which classes are
+/// terminals is the desktop OS's rule: Terminal.app's bundle id on a Mac, nothing on Linux.
+#[test]
+fn which_windows_are_terminals_is_the_desktops_own_rule() {
+    for (rules, is_terminal) in [(OsRules::macos(), true), (OsRules::linux(), false)] {
+        let os = rules.os();
+        let sim = SimDesktop::new(Size::new(1280, 800));
+        let win = sim.add_window(
+            WindowSpec::new("Terminal", "ann — -zsh — 80×24")
+                .class("com.apple.Terminal")
+                .bounds(Rect::new(300, 200, 800, 500)),
+        );
+        let shell = sim.add_widget(
+            win,
+            Widget::terminal("Terminal", ["/tmp/victim/"]).at(310, 240, 780, 440).focused().ax_hidden(),
+        );
+        sim.raise_window(win);
+        let mut desktop = sim.desktop();
+        desktop.rules = rules;
+        let engine = Engine::new(desktop, config());
+        let mut fx = Fx { sim, engine, win };
+        fx.turn(DISK, Mode::Unattended);
+        fx.see();
+        let o = fx.call(&[("action", "type"), ("text", "rm -rf /tmp/victim\n")]);
+        if is_terminal {
+            refused(&o, Rule::TerminalCommand);
+            assert!(fx.sim.widget(shell).ran.is_empty(), "{os}: ran {:?}", fx.sim.widget(shell).ran);
+        } else {
+            // Not a terminal to this OS: keys to an unknown receiver, which nobody watching refuses for
+            // that reason, not as a command.
+            assert_eq!(o.status, Status::Refused, "{os}: {}", o.text());
+            assert!(!matches!(o.guard, GuardDecision::Refused { rule: Rule::TerminalCommand }), "{os}: {}", o.text());
+            assert!(fx.sim.widget(shell).ran.is_empty(), "{os}");
+        }
     }
 }

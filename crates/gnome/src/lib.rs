@@ -191,7 +191,7 @@ impl GnomeDesktop {
             network: Box::new(NoNetworkPolicy),
             // Apps of this machine: their shells' files are this machine's /proc.
             files: Box::new(handrail_procfs::ProcShellFiles),
-            keys: handrail_platform::KeyPolicy::linux(),
+            rules: handrail_platform::OsRules::linux(),
         })
     }
 }

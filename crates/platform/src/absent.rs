@@ -146,6 +146,6 @@ pub fn not_opened_desktop() -> Desktop {
         network: Box::new(NoNetworkPolicy),
         files: Box::new(NoShellFiles),
         // Nothing is ever pressed here; the strictest known policy is as good as any.
-        keys: crate::KeyPolicy::linux(),
+        rules: crate::OsRules::linux(),
     }
 }

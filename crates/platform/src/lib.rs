@@ -6,6 +6,7 @@
 //! otherwise; OCR lines are in the coordinates of the frame that was read.
 
 pub mod absent;
+mod apps;
 mod cancel;
 pub mod click_spacing;
 pub mod drag;
@@ -18,9 +19,11 @@ mod monitor;
 mod network;
 pub mod paste;
 mod policy;
+mod rules;
 pub mod traits;
 pub mod window_relative;
 
+pub use apps::{AppRules, MACOS_TERMINAL_BUNDLES};
 pub use cancel::{wait_slice, Cancel, CANCEL_CHECK_EVERY};
 pub use element::{AxHealth, AxNode, AxSnapshot, OcrHealth, OcrLine, Role, States};
 pub use frame::{EncodedImage, Frame};
@@ -29,6 +32,7 @@ pub use input::{Key, KeyCombo, Modifiers, MouseButton, ScrollDirection};
 pub use monitor::Monitor;
 pub use network::BlockedRequest;
 pub use policy::{KeyPolicy, KeyRule};
+pub use rules::OsRules;
 pub use traits::{
     check_typed_length, Accessibility, AxLimits, Clock, Desktop, Encoder, FileState, Input, Launched, NetworkPolicy,
     Ocr, Screen, Settle, SettleReport, SettleRequest, SettleWatch, ShellFiles, StackedWindow, SystemClock, TextRoute,

@@ -46,6 +46,10 @@ pub struct KeyPolicy {
     pub paste: Vec<KeyRule>,
     /// The combination that selects all text in a field.
     pub select_all: KeyCombo,
+    /// The combination that closes a browser's tab (its window when it is the last).
+    pub close_tab: KeyCombo,
+    /// The combination that takes a browser back one page.
+    pub go_back: KeyCombo,
     /// Combinations that destroy data or end the session, first match wins: always refused.
     pub dangerous: Vec<KeyRule>,
     /// Keys that delete what is selected in a list, tree, table, icon view or mail list (on a receiver
@@ -105,6 +109,8 @@ impl KeyPolicy {
                 },
             ],
             select_all: KeyCombo { modifiers: CTRL, key: Key::Char('a') },
+            close_tab: KeyCombo { modifiers: CTRL, key: Key::Char('w') },
+            go_back: KeyCombo { modifiers: ALT, key: Key::Left },
             dangerous: vec![
                 rule(&[Key::Delete], CTRL_ALT, "ends the session (log out or restart)"),
                 rule(&[Key::Backspace], CTRL_ALT, "kills the graphical session"),
@@ -129,6 +135,8 @@ impl KeyPolicy {
             os: "macos",
             paste: vec![KeyRule { keys: &[Key::Char('v')], with: SUPER, without: NO_MODIFIERS, does: "pastes" }],
             select_all: KeyCombo { modifiers: SUPER, key: Key::Char('a') },
+            close_tab: KeyCombo { modifiers: SUPER, key: Key::Char('w') },
+            go_back: KeyCombo { modifiers: SUPER, key: Key::Char('[') },
             dangerous: vec![
                 rule(&[Key::Delete, Key::Backspace], SUPER_ALT, "deletes immediately, bypassing the Trash"),
                 rule(&[Key::Delete, Key::Backspace], SUPER_SHIFT, "empties the Trash"),
@@ -207,6 +215,9 @@ mod tests {
         assert!(p.dangerous(&combo(SUPER, Key::Backspace)).is_some());
         assert!(p.dangerous(&combo(SHIFT, Key::Delete)).is_none(), "forward-delete text on a Mac");
         assert_eq!(p.select_all, combo(SUPER, Key::Char('a')));
+        assert_eq!((p.close_tab.to_string(), p.go_back.to_string()), ("super+w".into(), "super+[".into()));
+        let linux = KeyPolicy::linux();
+        assert_eq!((linux.close_tab.to_string(), linux.go_back.to_string()), ("ctrl+w".into(), "alt+left".into()));
         assert!(p.deletes_selection(&combo(NO_MODIFIERS, Key::Backspace)), "Mail deletes a message with it");
         assert!(p.deletes_selection(&combo(SUPER, Key::Delete)));
         assert!(!p.deletes_selection(&combo(SUPER, Key::Char('d'))));

@@ -355,8 +355,9 @@ pub struct Desktop {
     pub network: Box<dyn NetworkPolicy>,
     /// Which files a terminal's shell would overwrite; [`crate::absent::NoShellFiles`] when unknown.
     pub files: Box<dyn ShellFiles>,
-    /// What key combinations mean on this desktop's OS (paste, select all, dangerous hotkeys).
-    pub keys: crate::KeyPolicy,
+    /// The rules of this desktop's OS: what its keys mean (paste, select all, dangerous hotkeys) and
+    /// which apps are terminals and browsers.
+    pub rules: crate::OsRules,
 }
 
 impl std::fmt::Debug for Desktop {

@@ -216,7 +216,7 @@ impl SimDesktop {
             network: Box::new(SimNetwork(s.clone())),
             files: Box::new(SimShellFiles(s.clone())),
             // The simulated desktop plays a Linux desktop.
-            keys: handrail_platform::KeyPolicy::linux(),
+            rules: handrail_platform::OsRules::linux(),
         }
     }
 

@@ -97,7 +97,7 @@ impl WaylandDesktop {
             // Wayland clients of this machine: their shells' files are this machine's /proc.
             files: Box::new(handrail_procfs::ProcShellFiles),
             // wlroots compositors run on Linux.
-            keys: handrail_platform::KeyPolicy::linux(),
+            rules: handrail_platform::OsRules::linux(),
         })
     }
 }

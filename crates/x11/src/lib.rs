@@ -100,7 +100,7 @@ impl X11Desktop {
             // X clients on this machine: their shells' files are this machine's /proc.
             files: Box::new(handrail_procfs::ProcShellFiles),
             // X11 desktops here are Linux desktops.
-            keys: handrail_platform::KeyPolicy::linux(),
+            rules: handrail_platform::OsRules::linux(),
         })
     }
 }

@@ -336,7 +336,10 @@ fn launches_entries_with_quoted_exec_and_terminal_apps() {
     let front = desk.frontmost();
     assert_eq!(front.pid, launched.pid, "the terminal window around the program is frontmost");
     // Debian's x-terminal-emulator: xterm, or a terminal installed with a higher priority.
-    assert!(handrail_core::guard::terminal::is_terminal_class(&front.class), "runs in a terminal emulator: {front:?}");
+    assert!(
+        handrail_platform::AppRules::linux().is_terminal_class(&front.class),
+        "runs in a terminal emulator: {front:?}"
+    );
 }
 
 #[test]

@@ -124,7 +124,7 @@ impl Engine {
         if changed.is_empty() {
             return Ok(judged);
         }
-        let keys = self.desktop.keys.clone();
+        let rules = self.desktop.rules.clone();
         let last_clicked = self.session.last_clicked.clone();
         let scene = Scene {
             elements: &probe.elements,
@@ -134,7 +134,7 @@ impl Engine {
             front: probe.front.as_ref(),
             // The pre-action look reads no text.
             ocr: handrail_platform::OcrHealth::Off,
-            keys: &keys,
+            rules: &rules,
         };
         let observed = &aim.element;
         let mut now = judged.afresh();

@@ -73,7 +73,7 @@ impl Engine {
             keyboard_reachable(&o.elements, o.focus, &o.covered, o.covered_focus, &o.windows, is_keyboard(request))
         });
         // A copy: the guards below borrow the engine mutably (to ask the person).
-        let keys = self.desktop.keys.clone();
+        let rules = self.desktop.rules.clone();
         let scene = match (&latest, &reachable) {
             (Some(o), Some((elements, focus))) => Scene {
                 elements,
@@ -82,7 +82,7 @@ impl Engine {
                 last_clicked: last_clicked.as_ref(),
                 front: o.front.as_ref(),
                 ocr: o.ocr,
-                keys: &keys,
+                rules: &rules,
             },
             _ => Scene {
                 elements: &[],
@@ -91,7 +91,7 @@ impl Engine {
                 last_clicked: last_clicked.as_ref(),
                 front: None,
                 ocr: OcrHealth::Off,
-                keys: &keys,
+                rules: &rules,
             },
         };
         let keyboard = is_keyboard(request);
@@ -119,7 +119,7 @@ impl Engine {
         let last_clicked = self.session.last_clicked.clone();
         let (elements, focus) =
             keyboard_reachable(&probe.elements, probe.focus, &probe.covered, probe.covered_focus, &probe.windows, true);
-        let keys = self.desktop.keys.clone();
+        let rules = self.desktop.rules.clone();
         let scene = Scene {
             elements: &elements,
             focus,
@@ -128,7 +128,7 @@ impl Engine {
             front: probe.front.as_ref(),
             // The pre-action look reads no text.
             ocr: OcrHealth::Off,
-            keys: &keys,
+            rules: &rules,
         };
         self.judge(request, aims, &scene, Judged { unplaced: None, ..first }, false)
     }

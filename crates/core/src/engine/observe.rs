@@ -199,8 +199,11 @@ pub(super) fn observe(
         (Vec::new(), OcrHealth::Unavailable)
     } else {
         // Text the accessibility tree already gives need not be read twice.
-        let opaque =
-            front.as_ref().map(|w| FrontWindow::of(w, scale)).filter(FrontWindow::is_terminal).map(|f| f.bounds);
+        let opaque = front
+            .as_ref()
+            .map(|w| FrontWindow::of(w, scale))
+            .filter(|f| desktop.rules.apps.is_terminal_class(&f.class))
+            .map(|f| f.bounds);
         let ax_only = super::look::visible_elements(&ax, &[], geo, front.as_ref(), &windows);
         desktop.ocr.skip_regions(&ax_text_regions(&ax_only.elements, opaque));
         // Terminal text (small monospace glyphs) reads best with settings of its own.

@@ -1,7 +1,7 @@
 //! The pipeline of one action after the gate: admission (budgets, staleness, targets), the guards,
 //! the pre-action look, acting, settling, observing and the verdict.
 
-use handrail_platform::{AxHealth, OcrHealth, PlatformError, Rect};
+use handrail_platform::{AppRules, AxHealth, OcrHealth, PlatformError, Rect};
 
 use super::act::reaches_its_target;
 use super::arrival::{arrive, press_point};
@@ -17,7 +17,7 @@ use crate::diff::{SemanticDiff, StateView, Thumbnail, VisualDiff};
 use crate::guard::effect::keeps_focus;
 use crate::guard::terminal::{is_terminal_element, PendingLine, TerminalId};
 use crate::guard::Rule;
-use crate::observation::{Element, FrontWindow, Observation, Source};
+use crate::observation::{Element, Observation, Source};
 use crate::outcome::{Changes, Outcome, Reason, Status, TypingCheck};
 use crate::request::{Command, InspectSubject, PointerKind, Request};
 use crate::turn::TurnSource;
@@ -286,7 +286,7 @@ impl Engine {
         }
         self.session.terminal = match &request.command {
             // A terminal handrail just opened starts at an empty prompt.
-            Command::OpenApp { .. } => fresh_terminal(&fresh.obs),
+            Command::OpenApp { .. } => fresh_terminal(&fresh.obs, &self.desktop.rules.apps),
             _ => terminal_after,
         };
         let status = if changed { Status::Ok } else { Status::NoVisibleChange };
@@ -325,15 +325,16 @@ impl Engine {
     }
 }
 
-/// The frontmost terminal of `obs`, at the empty prompt of a terminal just opened.
 /// Whether a look read the accessibility tree (whole or in part).
 fn has_tree(ax: AxHealth) -> bool {
     matches!(ax, AxHealth::Ok | AxHealth::Partial)
 }
 
-pub(super) fn fresh_terminal(obs: &Observation) -> Option<(TerminalId, PendingLine)> {
+/// The frontmost terminal of `obs` (terminal apps as `apps` name them), at the empty prompt of a
+/// terminal just opened.
+pub(super) fn fresh_terminal(obs: &Observation, apps: &AppRules) -> Option<(TerminalId, PendingLine)> {
     let focused = obs.focused().filter(|e| is_terminal_element(e));
     let front = obs.front.as_ref();
-    (focused.is_some() || front.is_some_and(FrontWindow::is_terminal))
+    (focused.is_some() || front.is_some_and(|f| apps.is_terminal_class(&f.class)))
         .then(|| (TerminalId::new(front, focused), PendingLine::empty()))
 }

@@ -173,7 +173,7 @@ impl Typed<'_, '_> {
             holds.chars().count(),
             text.chars().count()
         );
-        let select_all = self.desktop.keys.select_all.clone();
+        let select_all = self.desktop.rules.keys.select_all.clone();
         match &how {
             Retry::Again(Arrival::Wrong) => {
                 // The field was empty: select what the first attempt left, so the second replaces it.

@@ -18,7 +18,7 @@
 
 use std::time::Duration;
 
-use handrail_platform::{KeyCombo, Role, SettleRequest, States};
+use handrail_platform::{AppRules, KeyCombo, Role, SettleRequest, States};
 
 use super::observe::observe;
 use super::Engine;
@@ -37,11 +37,11 @@ const CONFIRM_CEILING: Duration = Duration::from_millis(1500);
 
 /// The address bar of the window in front, and the page it shows. A focused bar shows what is being
 /// typed into it, which is not where the browser is (it is judged when committed, `guard::navigation`).
-fn front_address(obs: &Observation) -> Option<(&Element, String)> {
+fn front_address<'o>(obs: &'o Observation, apps: &AppRules) -> Option<(&'o Element, String)> {
     let active = obs.windows.iter().rev().find(|w| w.active).map(|w| w.handle);
     obs.elements
         .iter()
-        .filter(|e| is_address_bar(e))
+        .filter(|e| is_address_bar(e, apps))
         .find(|e| match (active, e.owner) {
             (Some(a), Some(o)) => a == o,
             _ => obs.window.as_deref() == Some(e.window.as_str()),
@@ -66,13 +66,16 @@ impl Engine {
         if self.config.url_policy.allowed_domains.is_empty() || !sends_input(outcome.action) {
             return;
         }
+        let rules = self.desktop.rules.clone();
+        let front_address =
+            |obs: &Observation| front_address(obs, &rules.apps).map(|(bar, shown)| (bar.clone(), shown));
         let Some(first) = outcome.observation.clone() else { return };
         let Some((_, first_shown)) = front_address(&first) else { return };
         if visited_refusal(&first_shown, &self.config.url_policy).is_none() {
             return;
         }
         // Already there before this action: not its doing (the person went there, or it was reported).
-        if before.and_then(front_address).is_some_and(|(_, was)| was == first_shown) {
+        if before.and_then(&front_address).is_some_and(|(_, was)| was == first_shown) {
             return;
         }
         // Undoing presses keys in a browser, so the bar must be believed first: a browser's accessible
@@ -84,7 +87,7 @@ impl Engine {
         let Some(after) = outcome.observation.clone() else { return };
         let Some((bar, shown)) = front_address(&after) else { return };
         let Some((url, why)) = visited_refusal(&shown, &self.config.url_policy) else { return };
-        if before.and_then(front_address).is_some_and(|(_, was)| was == shown) {
+        if before.and_then(&front_address).is_some_and(|(_, was)| was == shown) {
             return;
         }
         let url = crate::guard::url::redact_credentials(&url);
@@ -98,15 +101,17 @@ impl Engine {
         // when the tab strip was listed before (a walk cut short on a busy machine lists none) and
         // another tab is left: closing the last tab would close the browser's window.
         let new_tab = before.is_some_and(|b| tabs(b) > 0 && tabs(&after) > tabs(b)) && tabs(&after) > 1;
-        let (keys, how): (&[&str], &str) = if new_window {
-            (&["ctrl+w"], "closed the window it opened")
+        // The OS's keys: ctrl+w and alt+left on Linux, cmd+w and cmd+[ on a Mac.
+        let (close, back) = (rules.keys.close_tab.to_string(), rules.keys.go_back.to_string());
+        let (keys, how): (Vec<&str>, &str) = if new_window {
+            (vec![&close], "closed the window it opened")
         } else if new_tab {
-            (&["escape", "ctrl+w"], "closed the tab it opened")
+            (vec!["escape", &close], "closed the tab it opened")
         } else {
-            (&["escape", "alt+left"], "stopped it and went back")
+            (vec!["escape", &back], "stopped it and went back")
         };
-        let undone = self.press_and_observe(keys, &self.config.settle.clone(), outcome);
-        let still = outcome.observation.as_deref().and_then(front_address).is_some_and(|(_, now)| now == shown);
+        let undone = self.press_and_observe(&keys, &self.config.settle.clone(), outcome);
+        let still = outcome.observation.as_deref().and_then(&front_address).is_some_and(|(_, now)| now == shown);
         let result = match undone {
             Ok(()) if !still => format!("handrail {how}"),
             Ok(()) => format!("handrail tried to undo it ({}) but the page is still shown", keys.join(", ")),
@@ -136,7 +141,8 @@ impl Engine {
                 b.url = crate::guard::url::redact_credentials(&b.url);
             }
             outcome.blocked.extend(late);
-            let now = outcome.observation.as_deref().and_then(front_address).map(|(_, now)| now);
+            let apps = &self.desktop.rules.apps;
+            let now = outcome.observation.as_deref().and_then(|o| front_address(o, apps)).map(|(_, now)| now);
             if now.as_deref() == Some(last.as_str()) {
                 return Ok(());
             }

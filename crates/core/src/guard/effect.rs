@@ -26,7 +26,7 @@
 //! control without the action interface) are unknown, not absent: alt plus any character of such an
 //! element's label counts as reaching it.
 
-use handrail_platform::{AxHealth, Key, KeyCombo, KeyPolicy, OcrHealth, Role, States};
+use handrail_platform::{AxHealth, Key, KeyCombo, OcrHealth, OsRules, Role, States};
 
 use super::navigation::is_address_bar;
 use super::terminal::is_terminal_element;
@@ -82,8 +82,8 @@ pub struct Scene<'a> {
     pub front: Option<&'a FrontWindow>,
     /// Whether OCR read the screen `elements` come from (text it did not find is not there).
     pub ocr: OcrHealth,
-    /// What keys mean on this desktop (which paste).
-    pub keys: &'a KeyPolicy,
+    /// The desktop OS's rules: what its keys mean (which paste), which apps are terminals and browsers.
+    pub rules: &'a OsRules,
 }
 
 impl<'a> Scene<'a> {
@@ -239,7 +239,7 @@ fn terminal_of<'a>(to: Receiver<'a>, scene: &Scene<'a>) -> Option<Option<&'a Ele
             }
         }
     }
-    let front = scene.front.filter(|f| f.is_terminal())?;
+    let front = scene.front.filter(|f| scene.rules.apps.is_terminal_class(&f.class))?;
     match to {
         Receiver::Unknown => Some(None),
         // Text read off the terminal's screen, not an accessible control of its own.
@@ -286,7 +286,7 @@ fn typed<'a>(out: &mut InputEffects<'a>, text: &str, target: Option<&'a Element>
         out.reach(element, Effect::EntersText, format!("type into {}", to.place()), is_target);
     }
     let newline = text.contains(['\n', '\r']);
-    if newline && is_address_bar(element) {
+    if newline && is_address_bar(element, &scene.rules.apps) {
         let typed = text.split(['\n', '\r']).next().unwrap_or_default();
         // A click selects the whole bar, so typing replaces it; typed into the focused bar, the text may
         // also land after what it holds.
@@ -327,7 +327,7 @@ fn key<'a>(out: &mut InputEffects<'a>, combo: &KeyCombo, scene: &Scene<'a>) {
         out.terminal = Some(TerminalReach { element: term, how: format!("press {combo} in the terminal") });
         return;
     }
-    let deletes = scene.keys.deletes_selection(combo);
+    let deletes = scene.rules.keys.deletes_selection(combo);
     let Some(element) = to.element() else {
         if activation || printable || deletes {
             out.unknown_receiver = Some(unknown_why(scene));
@@ -343,11 +343,11 @@ fn key<'a>(out: &mut InputEffects<'a>, combo: &KeyCombo, scene: &Scene<'a>) {
     if activation && combo.key == Key::Return && is_one_line_field(element) {
         default_buttons(out, element, "return", scene);
     }
-    if combo.key == Key::Return && is_address_bar(element) {
+    if combo.key == Key::Return && is_address_bar(element, &scene.rules.apps) {
         let lines = vec![element.value.clone().unwrap_or_default()];
         out.commit(element, format!("press {combo} in {}", to.place()), false, lines);
     }
-    if (printable || scene.keys.is_paste(combo)) && is_password_like(element) {
+    if (printable || scene.rules.keys.is_paste(combo)) && is_password_like(element) {
         out.reach(element, Effect::EntersText, format!("press {combo} in {}", to.place()), false);
     }
     if printable && is_menu(element) {
@@ -487,7 +487,7 @@ mod tests {
     use crate::observation::{ElementDetail, Source};
     use handrail_platform::Rect;
 
-    static LINUX: std::sync::LazyLock<KeyPolicy> = std::sync::LazyLock::new(KeyPolicy::linux);
+    static LINUX: std::sync::LazyLock<OsRules> = std::sync::LazyLock::new(OsRules::linux);
 
     fn el(id: u64, role: Role, label: &str, states: States) -> Element {
         Element {
@@ -519,7 +519,7 @@ mod tests {
     }
 
     fn scene<'a>(elements: &'a [Element], focus: Option<usize>) -> Scene<'a> {
-        Scene { elements, focus, ax: AxHealth::Ok, last_clicked: None, front: None, ocr: OcrHealth::Off, keys: &LINUX }
+        Scene { elements, focus, ax: AxHealth::Ok, last_clicked: None, front: None, ocr: OcrHealth::Off, rules: &LINUX }
     }
 
     #[test]
@@ -621,7 +621,7 @@ mod tests {
             last_clicked: Some(&els[1]),
             front: None,
             ocr: OcrHealth::Off,
-            keys: &LINUX,
+            rules: &LINUX,
         };
         assert_eq!(reached(&type_cmd("x"), &[], &s), vec![(2, Effect::EntersText)]);
         assert_eq!(reached(&key_cmd("1"), &[], &s), vec![(2, Effect::EntersText)]);
@@ -633,7 +633,7 @@ mod tests {
             last_clicked: None,
             front: None,
             ocr: OcrHealth::Off,
-            keys: &LINUX,
+            rules: &LINUX,
         };
         let e = effects(&key_cmd("return"), &[], &s);
         assert!(e.unknown_receiver.as_deref().is_some_and(|w| w.contains("ax=unavailable")), "{e:?}");
@@ -731,8 +731,8 @@ mod tests {
             el(1, Role::ListItem, "report.txt", States::FOCUSED | States::SELECTED),
             el(2, Role::Entry, "Name", States::EDITABLE),
         ];
-        let mac = KeyPolicy::macos();
-        let on_mac = Scene { keys: &mac, ..scene(&els, Some(0)) };
+        let mac = OsRules::macos();
+        let on_mac = Scene { rules: &mac, ..scene(&els, Some(0)) };
         let on_linux = scene(&els, Some(0));
         let deletes = vec![(1, Effect::DeletesSelection)];
         assert_eq!(reached(&key_cmd("delete"), &[], &on_linux), deletes);
@@ -744,6 +744,6 @@ mod tests {
         // In a field it deletes characters, on either.
         let in_field = scene(&els, Some(1));
         assert_eq!(reached(&key_cmd("delete"), &[], &in_field), vec![]);
-        assert_eq!(reached(&key_cmd("backspace"), &[], &Scene { keys: &mac, ..scene(&els, Some(1)) }), vec![]);
+        assert_eq!(reached(&key_cmd("backspace"), &[], &Scene { rules: &mac, ..scene(&els, Some(1)) }), vec![]);
     }
 }

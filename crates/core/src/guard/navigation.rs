@@ -9,45 +9,22 @@
 //! (words with spaces, a single word) is a search, which goes to the browser's search engine and so is
 //! refused whenever allowed domains are set.
 
-use handrail_platform::Role;
+use handrail_platform::{AppRules, Role};
 
 use super::url::{vet_url, UrlPolicy, UrlRefusal};
 use crate::observation::Element;
-
-/// Browsers by the application name accessibility reports (lower case, matched as a substring).
-const BROWSERS: &[&str] = &[
-    "chromium",
-    "chrome",
-    "firefox",
-    "brave",
-    "microsoft edge",
-    "vivaldi",
-    "opera",
-    "epiphany",
-    "falkon",
-    "qutebrowser",
-    "librewolf",
-    "waterfox",
-    "konqueror",
-    "midori",
-];
 
 /// The toolkit classes and ids browsers give their address field.
 const ADDRESS_FIELD_MARKS: &[(&str, &str)] =
     &[("class", "OmniboxViewViews"), ("id", "urlbar-input"), ("id", "urlbar"), ("class", "LocationBarView")];
 
-/// Whether `e` is a browser's address bar.
-pub fn is_address_bar(e: &Element) -> bool {
+/// Whether `e` is a browser's address bar (browsers as the desktop OS's `apps` name them).
+pub fn is_address_bar(e: &Element, apps: &AppRules) -> bool {
     if !matches!(e.role, Role::Entry | Role::ComboBox) {
         return false;
     }
     let marked = e.detail.attributes.iter().any(|(k, v)| ADDRESS_FIELD_MARKS.iter().any(|(mk, mv)| k == mk && v == mv));
-    marked || (e.detail.in_toolbar && is_browser(&e.app))
-}
-
-fn is_browser(app: &str) -> bool {
-    let app = app.to_lowercase();
-    BROWSERS.iter().any(|b| app.contains(b))
+    marked || (e.detail.in_toolbar && apps.is_browser(&e.app))
 }
 
 /// What committing `text` in an address bar opens.
@@ -157,17 +134,23 @@ mod tests {
 
     #[test]
     fn the_bar_is_known_by_what_it_is_not_its_label() {
-        assert!(is_address_bar(&field("Chromium", true, &[])));
-        assert!(is_address_bar(&field("Firefox", true, &[])));
-        assert!(is_address_bar(&field("Google Chrome", true, &[])));
-        assert!(is_address_bar(&field("", false, &[("class", "OmniboxViewViews")])));
-        assert!(is_address_bar(&field("", false, &[("id", "urlbar-input")])));
+        let linux = AppRules::linux();
+        assert!(is_address_bar(&field("Chromium", true, &[]), &linux));
+        assert!(is_address_bar(&field("Firefox", true, &[]), &linux));
+        assert!(is_address_bar(&field("Google Chrome", true, &[]), &linux));
+        assert!(is_address_bar(&field("", false, &[("class", "OmniboxViewViews")]), &linux));
+        assert!(is_address_bar(&field("", false, &[("id", "urlbar-input")]), &linux));
         // A search field in a web page, or a toolbar field of another app, is not.
-        assert!(!is_address_bar(&field("Chromium", false, &[])));
-        assert!(!is_address_bar(&field("gedit", true, &[])));
+        assert!(!is_address_bar(&field("Chromium", false, &[]), &linux));
+        assert!(!is_address_bar(&field("gedit", true, &[]), &linux));
         let mut button = field("Chromium", true, &[]);
         button.role = Role::Button;
-        assert!(!is_address_bar(&button));
+        assert!(!is_address_bar(&button, &linux));
+        // Safari is a browser on a Mac, not on Linux (where no app is called that).
+        let mac = AppRules::macos();
+        assert!(is_address_bar(&field("Safari", true, &[]), &mac));
+        assert!(!is_address_bar(&field("Safari", true, &[]), &linux));
+        assert!(!is_address_bar(&field("Finder", true, &[]), &mac));
     }
 
     #[test]

@@ -25,12 +25,6 @@ use handrail_platform::{Key, KeyCombo, Rect};
 
 use crate::observation::{Element, FrontWindow};
 
-/// Whether a window class names a terminal emulator (the list is the platform's, shared with the
-/// backends' paste rule).
-pub fn is_terminal_class(class: &str) -> bool {
-    handrail_platform::paste::is_terminal_class(class)
-}
-
 /// An element that is itself a terminal, by its accessible role (VTE's `terminal`; a web terminal the
 /// accessibility source recognised, whatever the browser calls it).
 pub fn is_terminal_element(e: &Element) -> bool {
@@ -427,11 +421,12 @@ mod tests {
 
     #[test]
     fn terminal_classes() {
+        let apps = handrail_platform::AppRules::linux();
         for c in ["XTerm", "xterm", "Xfce4-terminal", "URxvt", "kitty", "foot", "org.gnome.Console"] {
-            assert!(is_terminal_class(c), "{c}");
+            assert!(apps.is_terminal_class(c), "{c}");
         }
         for c in ["chromium", "Gedit", "terminal-notes", ""] {
-            assert!(!is_terminal_class(c), "{c}");
+            assert!(!apps.is_terminal_class(c), "{c}");
         }
     }
 

@@ -16,7 +16,7 @@ impl Guard for Hotkey {
 
     fn judge(&self, engine: &mut Engine, j: &mut Judging<'_, '_>) -> Result<(), Stop> {
         if let Command::Key { combo } = &j.request.command {
-            if let Some(message) = hotkey_refusal(combo, &engine.desktop.keys) {
+            if let Some(message) = hotkey_refusal(combo, &engine.desktop.rules.keys) {
                 return Err(self.refuse(message));
             }
         }

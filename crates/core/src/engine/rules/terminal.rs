@@ -68,7 +68,7 @@ impl Engine {
         }
         let strokes: Vec<Stroke<'_>> = match &request.command {
             Command::Type { text, .. } => text.chars().map(Stroke::Char).collect(),
-            Command::Key { combo } if self.desktop.keys.is_paste(combo) => {
+            Command::Key { combo } if self.desktop.rules.keys.is_paste(combo) => {
                 return Err(refuse(Rule::TerminalCommand,
                     format!(
                         "refusing {combo} in the terminal ({}): a paste there runs whatever the clipboard holds, which cannot be judged beforehand; type the command instead",
