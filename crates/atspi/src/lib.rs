@@ -22,6 +22,7 @@
 //!   window-relative for the desktop backend to place.
 //! - **Toolkits** (`toolkit`): GTK 4's own meaning of SHOWING, its window coordinates and its
 //!   class-name stand-ins for missing names are read as what they are.
+#![cfg(target_os = "linux")]
 
 mod cache;
 mod roles;

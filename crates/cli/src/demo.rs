@@ -10,22 +10,19 @@
 //! targets by role and label and acts on their element ids, exactly as a model would through the tool.
 //! The server records the trace; the demo writes its report at the end.
 
-use std::io::{Read as _, Write as _};
-use std::net::TcpListener;
 use std::path::Path;
 use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
-use handrail_core::guard::url::UrlPolicy;
+use anyhow::{Context, Result};
 use handrail_core::{Config, Engine, Mode, Vision};
 use handrail_imaging::{encoder, ImageFormat};
 use handrail_mcp::{Calls, HandrailServer, LocalSession, ServerOptions, TurnDefaults};
 use handrail_platform::{Rect, Size};
-use handrail_sandbox::{Sandbox, SandboxOptions, Session};
 use handrail_sim::{Reaction, SimDesktop, Widget, WindowSpec};
 use handrail_trace::TraceWriter;
 use serde_json::{json, Value};
 
+#[cfg(target_os = "linux")]
 /// The notes page of the real-desktop demo: labelled fields, a password field, a Save button that
 /// answers after 300 ms, and a destructive button.
 const NOTES_PAGE: &str = r#"<!doctype html>
@@ -165,54 +162,71 @@ fn server(desktop: handrail_platform::Desktop, vision: Vision, trace: TraceWrite
         .context("starting the server")
 }
 
-/// Serves the notes page on 127.0.0.1 until the process ends; returns its URL.
-fn serve_notes_page() -> Result<String> {
-    let listener = TcpListener::bind("127.0.0.1:0").context("binding a local port for the demo page")?;
-    let url = format!("http://{}/", listener.local_addr()?);
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let mut request = [0u8; 2048];
-            let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
-            let _ = stream.read(&mut request);
-            let (status, body) =
-                if request.starts_with(b"GET / ") { ("200 OK", NOTES_PAGE) } else { ("404 Not Found", "") };
-            let _ = write!(
-                stream,
-                "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            );
-        }
-    });
-    Ok(url)
-}
+/// The demo on a private Linux desktop: a notes page served here, opened in the sandbox's Chromium.
+#[cfg(target_os = "linux")]
+mod on_sandbox {
+    use std::io::{Read as _, Write as _};
+    use std::net::TcpListener;
+    use std::time::Duration;
 
-fn run_on_sandbox(trace: TraceWriter, session: Session) -> Result<u32> {
-    let sandbox = Sandbox::start(SandboxOptions { session, ..SandboxOptions::default() })
-        .context("starting the sandbox desktop")?;
-    eprintln!("handrail demo: private desktop {} is up; working a notes page in Chromium", sandbox.session_name());
-    let desktop = crate::desktops::sandbox_desktop(&sandbox, "handrail demo", &UrlPolicy::default(), None)?;
-    let mut host = Host::new(server(desktop, Vision::Capable, trace)?, TURN, INTENT)?;
+    use anyhow::{bail, Context, Result};
+    use handrail_core::guard::url::UrlPolicy;
+    use handrail_core::Vision;
+    use handrail_sandbox::{Sandbox, SandboxOptions, Session};
+    use handrail_trace::TraceWriter;
+    use serde_json::json;
 
-    let url = serve_notes_page()?;
-    host.call(json!({"action": "open_url", "url": url, "expect": "window:Notes"}))?;
-    // The page's accessibility tree arrives shortly after the window: look until the form is listed,
-    // as an agent would (bounded).
-    for _ in 0..15 {
-        if host.target("entry", "Title").is_some() {
-            break;
-        }
-        let o = host.call(json!({"action": "see"}))?;
-        if o["status"] != "ok" {
-            bail!("see failed: {}", o["message"]);
-        }
+    use super::{script, server, Host, INTENT, NOTES_PAGE, TURN};
+
+    /// Serves the notes page on 127.0.0.1 until the process ends; returns its URL.
+    fn serve_notes_page() -> Result<String> {
+        let listener = TcpListener::bind("127.0.0.1:0").context("binding a local port for the demo page")?;
+        let url = format!("http://{}/", listener.local_addr()?);
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let mut request = [0u8; 2048];
+                let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+                let _ = stream.read(&mut request);
+                let (status, body) =
+                    if request.starts_with(b"GET / ") { ("200 OK", NOTES_PAGE) } else { ("404 Not Found", "") };
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            }
+        });
+        Ok(url)
     }
-    script(&mut host)?;
-    let steps = host.step;
-    // Closing the session ends the server and its engine before the desktop goes away.
-    drop(host);
-    sandbox.stop().context("stopping the sandbox desktop")?;
-    Ok(steps)
+
+    pub fn run_on_sandbox(trace: TraceWriter, session: Session) -> Result<u32> {
+        let sandbox = Sandbox::start(SandboxOptions { session, ..SandboxOptions::default() })
+            .context("starting the sandbox desktop")?;
+        eprintln!("handrail demo: private desktop {} is up; working a notes page in Chromium", sandbox.session_name());
+        let desktop = crate::desktops::sandbox_desktop(&sandbox, "handrail demo", &UrlPolicy::default(), None)?;
+        let mut host = Host::new(server(desktop, Vision::Capable, trace)?, TURN, INTENT)?;
+
+        let url = serve_notes_page()?;
+        host.call(json!({"action": "open_url", "url": url, "expect": "window:Notes"}))?;
+        // The page's accessibility tree arrives shortly after the window: look until the form is listed,
+        // as an agent would (bounded).
+        for _ in 0..15 {
+            if host.target("entry", "Title").is_some() {
+                break;
+            }
+            let o = host.call(json!({"action": "see"}))?;
+            if o["status"] != "ok" {
+                bail!("see failed: {}", o["message"]);
+            }
+        }
+        script(&mut host)?;
+        let steps = host.step;
+        // Closing the session ends the server and its engine before the desktop goes away.
+        drop(host);
+        sandbox.stop().context("stopping the sandbox desktop")?;
+        Ok(steps)
+    }
 }
 
 fn run_simulated(trace: TraceWriter) -> Result<u32> {
@@ -224,10 +238,24 @@ fn run_simulated(trace: TraceWriter) -> Result<u32> {
     Ok(host.step)
 }
 
-pub fn run(trace_dir: &Path, simulated: bool, session: Session) -> Result<()> {
+/// Where the demo runs.
+#[derive(Debug, Clone, Copy)]
+pub enum DemoDesktop {
+    /// The built-in simulated desktop (every system).
+    Simulated,
+    /// A private Linux desktop of this kind.
+    #[cfg(target_os = "linux")]
+    Sandbox(handrail_sandbox::Session),
+}
+
+pub fn run(trace_dir: &Path, on: DemoDesktop) -> Result<()> {
     let trace =
         TraceWriter::create(trace_dir, "handrail demo", handrail_calls::unix_ms()).context("starting the trace")?;
-    let mut steps = if simulated { run_simulated(trace)? } else { run_on_sandbox(trace, session)? };
+    let mut steps = match on {
+        DemoDesktop::Simulated => run_simulated(trace)?,
+        #[cfg(target_os = "linux")]
+        DemoDesktop::Sandbox(session) => on_sandbox::run_on_sandbox(trace, session)?,
+    };
 
     // A text-only model never reaches any desktop: its server does not even open one.
     let trace = TraceWriter::resume(trace_dir).context("continuing the trace")?;

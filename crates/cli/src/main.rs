@@ -1,12 +1,17 @@
 //! The `handrail` command.
 
+#[cfg(target_os = "linux")]
 mod agent;
 mod demo;
 mod desktops;
+#[cfg(target_os = "linux")]
 mod gnome_extension;
+#[cfg(target_os = "linux")]
 mod reset;
+#[cfg(target_os = "linux")]
 mod sandbox;
 mod serve;
+#[cfg(target_os = "linux")]
 mod setup;
 
 use std::path::PathBuf;
@@ -37,13 +42,16 @@ enum Command {
         /// Directory for the trace (steps as JSON lines, the text each step returned, and screenshots).
         #[arg(long, default_value = "handrail-trace")]
         trace: PathBuf,
-        /// Run on the built-in simulated desktop instead (needs no system packages).
-        #[arg(long, conflicts_with = "wayland")]
+        /// Run on the built-in simulated desktop instead (needs no system packages; the only
+        /// desktop of the demo outside Linux).
+        #[arg(long)]
         simulated: bool,
         /// Run on a private Wayland desktop (headless sway) instead of an X11 one.
-        #[arg(long)]
+        #[cfg(target_os = "linux")]
+        #[arg(long, conflicts_with = "simulated")]
         wayland: bool,
         /// Run on a private GNOME desktop (headless GNOME Shell) instead of an X11 one.
+        #[cfg(target_os = "linux")]
         #[arg(long, conflicts_with_all = ["wayland", "simulated"])]
         gnome: bool,
     },
@@ -54,6 +62,7 @@ enum Command {
     /// desktop up until Ctrl-C; with a command after `--` it runs that command inside the desktop and
     /// tears everything down when it exits, returning its exit code. Every process started is stopped,
     /// also when handrail itself is killed.
+    #[cfg(target_os = "linux")]
     Sandbox(sandbox::SandboxArgs),
     /// Serve the `computer` and `read_image` tools over MCP (stdio by default, or streamable HTTP).
     ///
@@ -68,6 +77,7 @@ enum Command {
     /// Before anything touches a desktop the model's vision is checked (the server is asked, then the
     /// known-model table; --vision overrides): a text-only model gets only refusals. By default the
     /// agent works a private sandbox desktop; progress goes to the terminal, a trace to --trace.
+    #[cfg(target_os = "linux")]
     Agent(Box<agent::AgentArgs>),
     /// Write a trace's HTML report (TRACE_DIR/report.html): one self-contained page with every step's
     /// screenshots, overlays, guard decisions and timings. It loads nothing from the network.
@@ -80,6 +90,7 @@ enum Command {
     /// GNOME on Wayland tells no program where windows are; the extension serves the window stack
     /// on the session bus and raises the window asked for (it types, captures and closes nothing).
     /// GNOME loads it at the next login; then enable it with `gnome-extensions enable`.
+    #[cfg(target_os = "linux")]
     GnomeExtension(gnome_extension::GnomeExtensionArgs),
 }
 
@@ -116,21 +127,35 @@ fn init_logging(level: &str) -> Result<()> {
 fn main() -> Result<std::process::ExitCode> {
     // Before any thread exists: Tesseract's OpenMP reads OMP_THREAD_LIMIT only at load time, and
     // several threads per recognition make it 3-6x slower on small machines.
+    #[cfg(target_os = "linux")]
     handrail_ocr::ensure_thread_limit_or_reexec();
     let cli = Cli::parse();
     init_logging(&cli.log)?;
     match cli.command {
+        #[cfg(target_os = "linux")]
         Command::Demo { trace, simulated, wayland, gnome } => {
-            demo::run(&trace, simulated, sandbox::session(wayland, gnome)).map(|()| std::process::ExitCode::SUCCESS)
+            let on = if simulated {
+                demo::DemoDesktop::Simulated
+            } else {
+                demo::DemoDesktop::Sandbox(sandbox::session(wayland, gnome))
+            };
+            demo::run(&trace, on).map(|()| std::process::ExitCode::SUCCESS)
         }
+        #[cfg(not(target_os = "linux"))]
+        Command::Demo { trace, simulated: _ } => {
+            demo::run(&trace, demo::DemoDesktop::Simulated).map(|()| std::process::ExitCode::SUCCESS)
+        }
+        #[cfg(target_os = "linux")]
         Command::Sandbox(args) => sandbox::run(args),
         Command::Serve(args) => serve::run(*args).map(|()| std::process::ExitCode::SUCCESS),
+        #[cfg(target_os = "linux")]
         Command::Agent(args) => agent::run(*args),
         Command::Report { trace } => {
             let path = handrail_trace::report::write_report(&trace)?;
             println!("{}", path.display());
             Ok(std::process::ExitCode::SUCCESS)
         }
+        #[cfg(target_os = "linux")]
         Command::GnomeExtension(args) => gnome_extension::run(args),
     }
 }

@@ -20,36 +20,45 @@ pub struct ServeArgs {
     /// free one). Addresses other than loopback need a bearer token (HANDRAIL_TOKEN or --token-file).
     #[arg(long, value_name = "ADDR")]
     http: Option<SocketAddr>,
+    #[cfg(target_os = "linux")]
     /// Start a private sandbox desktop and serve it (stopped again when the server ends).
     #[arg(long, conflicts_with_all = ["display", "simulated", "wayland_display"])]
     sandbox: bool,
+    #[cfg(target_os = "linux")]
     /// With --sandbox: a Wayland sandbox (a private headless sway) instead of an X11 one.
     #[arg(long, requires = "sandbox")]
     wayland: bool,
+    #[cfg(target_os = "linux")]
     /// With --sandbox: a GNOME sandbox (a private headless GNOME Shell with handrail's extension).
     #[arg(long, requires = "sandbox", conflicts_with = "wayland")]
     gnome: bool,
+    #[cfg(target_os = "linux")]
     /// With --gnome: run GNOME Shell from this root file system instead of the machine's (GNOME 48
     /// from Debian 13: scripts/setup-trixie makes one at /var/cache/handrail/trixie-gnome).
     #[arg(long, value_name = "DIR", requires = "gnome")]
     gnome_root: Option<std::path::PathBuf>,
+    #[cfg(target_os = "linux")]
     /// A running GNOME session: `mutter` (its own remote-desktop interfaces, no dialog), `portal`
     /// (the desktop portal: GNOME asks once, and the restore token is kept in
     /// $XDG_STATE_HOME/handrail/portal-restore-token), or `auto` (mutter's when they answer).
     #[arg(long, value_name = "ROUTE", default_value = "auto", value_parser = crate::desktops::GnomeRoute::parse,
           conflicts_with_all = ["sandbox", "display", "simulated", "wayland_display"])]
     gnome_route: crate::desktops::GnomeRoute,
+    #[cfg(target_os = "linux")]
     /// Serve a running wlroots session (sway, Hyprland, river, labwc…): its socket name in
     /// $XDG_RUNTIME_DIR (e.g. wayland-1) or a path; window geometry comes from $SWAYSOCK.
     #[arg(long, value_name = "NAME", conflicts_with_all = ["display", "simulated"])]
     wayland_display: Option<String>,
+    #[cfg(target_os = "linux")]
     /// Sandbox screen size, WIDTHxHEIGHT.
     #[arg(long, default_value = "1280x800", value_parser = crate::sandbox::parse_size, requires = "sandbox")]
     size: (u32, u32),
+    #[cfg(target_os = "linux")]
     /// With --sandbox: offer OpenGL (the X server's GLX, Mesa's software renderer) to apps that need
     /// it; off by default, as it costs each desktop ~55 MB.
     #[arg(long, requires = "sandbox", conflicts_with_all = ["wayland", "gnome"])]
     opengl: bool,
+    #[cfg(target_os = "linux")]
     /// The X display to serve. Without it (and without --sandbox or --wayland-display) the running
     /// session is read from the environment: GNOME on Wayland, a wlroots compositor, else $DISPLAY.
     #[arg(long, conflicts_with = "simulated")]
@@ -92,6 +101,7 @@ pub struct ServeArgs {
     /// one (`{"trace": true}`) starts `DIR/NNNN-<turn>`; the next reset (or stopping) writes its report.
     #[arg(long, value_name = "DIR", conflicts_with = "trace")]
     task_traces: Option<PathBuf>,
+    #[cfg(target_os = "linux")]
     /// Offer a harness's task set-up beside /reset: `PUT`/`GET /files/PATH` (a file into or out of
     /// the sandbox's private home) and `POST /run` (a command run in its session). They need the
     /// bearer token, even on loopback, and never answer a browser.
@@ -149,6 +159,7 @@ pub struct ServeArgs {
     /// Another browser origin accepted on HTTP (repeatable; loopback pages always are).
     #[arg(long = "allowed-origin", value_name = "ORIGIN", requires = "http")]
     allowed_origins: Vec<String>,
+    #[cfg(target_os = "linux")]
     /// A program to start inside the sandbox before serving, with its arguments.
     #[arg(last = true, requires = "sandbox")]
     launch: Vec<String>,
@@ -214,17 +225,10 @@ fn config(args: &ServeArgs) -> Result<Config> {
     Ok(config)
 }
 
-pub fn run(args: ServeArgs) -> Result<()> {
-    let config = config(&args)?;
-    let token = token(&args)?;
-    if args.setup_endpoints && token.is_none() {
-        // Commands run inside the desktop are for the harness alone, not for whatever else can
-        // reach a loopback port.
-        bail!("--setup-endpoints needs a bearer token (HANDRAIL_TOKEN or --token-file), even on loopback");
-    }
-    let sealer = sealer(&args)?;
-    let sees = config.vision == handrail_core::Vision::Capable;
-    let choice = DesktopChoice {
+/// The desktop the arguments name.
+#[cfg(target_os = "linux")]
+fn desktop_choice(args: &ServeArgs) -> DesktopChoice {
+    DesktopChoice {
         sandbox: args.sandbox,
         session: crate::sandbox::session(args.wayland, args.gnome),
         wayland_display: args.wayland_display.clone(),
@@ -236,8 +240,27 @@ pub fn run(args: ServeArgs) -> Result<()> {
         launch: args.launch.clone(),
         ocr_languages: args.ocr_lang.clone(),
         gnome_route: args.gnome_route,
-    };
-    let (desktop, mut running) = open_desktop(WHO, &choice, sees, &config.url_policy)?;
+    }
+}
+
+/// The desktop the arguments name: this system's own, or the simulated one.
+#[cfg(not(target_os = "linux"))]
+fn desktop_choice(args: &ServeArgs) -> DesktopChoice {
+    DesktopChoice { simulated: args.simulated, ocr_languages: args.ocr_lang.clone() }
+}
+
+pub fn run(args: ServeArgs) -> Result<()> {
+    let config = config(&args)?;
+    let token = token(&args)?;
+    #[cfg(target_os = "linux")]
+    if args.setup_endpoints && token.is_none() {
+        // Commands run inside the desktop are for the harness alone, not for whatever else can
+        // reach a loopback port.
+        bail!("--setup-endpoints needs a bearer token (HANDRAIL_TOKEN or --token-file), even on loopback");
+    }
+    let sealer = sealer(&args)?;
+    let sees = config.vision == handrail_core::Vision::Capable;
+    let (desktop, mut running) = open_desktop(WHO, &desktop_choice(&args), sees, &config.url_policy)?;
     crate::desktops::watch_sandbox(WHO, &mut running);
 
     let engine = Engine::new(desktop, config);
@@ -270,16 +293,19 @@ pub fn run(args: ServeArgs) -> Result<()> {
     };
     let mut calls = Calls::new(engine, defaults, audit, trace);
     if let Some(reset) = running.reset_hook()? {
-        calls = calls.with_reset(Box::new(reset));
+        calls = calls.with_reset(reset);
     }
     if let Some(root) = &args.task_traces {
         std::fs::create_dir_all(root).with_context(|| format!("creating the task trace folder {}", root.display()))?;
         calls = calls.with_task_traces(TaskTraceRoot { root: root.clone(), recorder: WHO.to_string() });
     }
+    #[cfg(target_os = "linux")]
     let task_setup = running
         .task_setup()
         .filter(|_| args.setup_endpoints)
         .map(|setup| std::sync::Arc::new(crate::setup::SandboxSetup(setup)) as handrail_mcp::TaskSetup);
+    #[cfg(not(target_os = "linux"))]
+    let task_setup = None;
     let options = ServerOptions { warm_up: true, desktop_check: running.desktop_check(), task_setup, ..options };
     let server = HandrailServer::start(calls, options).context("starting the engine thread")?;
     let handle = server.clone();
@@ -299,6 +325,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
             handrail_mcp::run_http(server, options, |local| {
                 eprintln!("{WHO}: MCP at http://{local}/mcp (Ctrl-C stops)");
                 eprintln!("{WHO}: liveness at /healthz, readiness at /readyz, POST /reset between tasks");
+                #[cfg(target_os = "linux")]
                 if args.setup_endpoints {
                     eprintln!("{WHO}: task set-up at PUT/GET /files/PATH (in the sandbox's home) and POST /run");
                 }

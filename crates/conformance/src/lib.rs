@@ -9,6 +9,7 @@
 //! `#[test]` for one harness factory; `tests/` holds one file per backend.
 
 pub mod checks;
+#[cfg(target_os = "linux")]
 pub mod real;
 pub mod sim;
 

@@ -9,6 +9,7 @@
 //! A [`Bus`] owns the write half. A reader thread parses every incoming message: replies go to a
 //! channel the caller drains ([`Bus::recv`]), signals to a callback (the accessibility event cache,
 //! say).
+#![cfg(target_os = "linux")]
 
 mod error;
 mod fds;

@@ -13,6 +13,7 @@
 //! }
 //! let lib = Lib::resolve(&handrail_dl::Library::open(c"libpipewire-0.3.so.0")?)?;
 //! ```
+#![cfg(unix)]
 
 use std::ffi::{c_void, CStr};
 

@@ -22,6 +22,7 @@
 //!   interfaces or a person who wants GNOME's consent in the loop.
 //!
 //! [`GnomeDesktop::connect`] assembles them into a [`Desktop`], on the route [`RouteChoice`] names.
+#![cfg(target_os = "linux")]
 
 mod clipboard;
 pub mod display;

@@ -10,6 +10,7 @@
 //! - `browser`: Debian's Chromium with accessibility on and a private profile.
 //! - `held_browsers`: other browsers `open_app` starts, held to the same URL-policy proxy.
 //! - `procs`: `PATH` lookup and `/proc` (process names, descendants).
+#![cfg(target_os = "linux")]
 
 mod browser;
 mod desktop_entries;

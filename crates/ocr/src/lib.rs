@@ -34,6 +34,7 @@
 //! the pool for its duration, so no engine is ever shared. Calls on one instance are serialised (the
 //! incremental memory is sequential by nature). `OMP_THREAD_LIMIT=1` must be in effect (see
 //! [`ensure_thread_limit_or_reexec`]).
+#![cfg(unix)]
 
 mod changes;
 mod engine;

@@ -7,6 +7,7 @@
 //!
 //! The library is loaded at run time (`ffi`), so nothing here needs PipeWire to build, and a
 //! machine without it gets [`PipewireError::Unavailable`] instead of failing to start.
+#![cfg(target_os = "linux")]
 
 mod error;
 mod ffi;

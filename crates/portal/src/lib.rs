@@ -13,6 +13,7 @@
 //! - [`token`]: the restore token kept between runs, so the person is asked once, not every start.
 //!
 //! Nothing here knows a desktop: the compositor behind the portal turns these calls into its own.
+#![cfg(target_os = "linux")]
 
 mod error;
 pub mod request;

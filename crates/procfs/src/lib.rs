@@ -17,6 +17,7 @@
 //!    tell (permissions, a vanished process) is unknown.
 //!
 //! The engine judges an unknown file as if it existed, so every shortcut here errs towards asking.
+#![cfg(target_os = "linux")]
 
 mod idle;
 mod procs;

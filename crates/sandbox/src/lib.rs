@@ -52,6 +52,7 @@
 //! self-pipe, see [`SignalWatcher`]) so Ctrl-C stops the desktop cleanly.
 //!
 //! Linux only (uses /proc, prctl, pidfd).
+#![cfg(target_os = "linux")]
 
 mod apps;
 mod error;

@@ -10,6 +10,7 @@
 //!   `handrail_platform::window_relative`, with the surface origins `windows` knows.
 //!
 //! [`WaylandDesktop::connect`] assembles them into a [`Desktop`]. Each part has its own connection.
+#![cfg(target_os = "linux")]
 
 pub mod capture;
 mod conn;

@@ -13,6 +13,7 @@
 //!
 //! [`X11Desktop::connect`] assembles them into a [`Desktop`] for the engine, with whatever accessibility
 //! and OCR sources the caller has.
+#![cfg(target_os = "linux")]
 
 pub mod capture;
 mod conn;

@@ -1,15 +1,12 @@
-//! Building a [`Desktop`] for the commands: a private sandbox (X11, sway or GNOME), an X display
-//! that already runs, or a running Wayland session (wlroots or GNOME), chosen from the environment
-//! when not named.
+//! Linux desktops: a private sandbox (X11, sway or GNOME), an X display that already runs, or a
+//! running Wayland session (wlroots or GNOME), chosen from the environment when not named.
 
 use std::os::fd::AsFd;
 use std::path::PathBuf;
 use std::process::{Child, Stdio};
-use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use handrail_core::guard::url::UrlPolicy;
-use handrail_core::Vision;
 use handrail_gnome::{GnomeDesktop, GnomeOptions, PortalOptions, RouteChoice};
 use handrail_netguard::{PolicyProxy, CHROMIUM_NO_BYPASS_ARGS};
 use handrail_platform::absent::{not_opened_desktop, NoAccessibility, NoOcr};
@@ -249,28 +246,6 @@ pub fn running_session(get: impl Fn(&str) -> Option<String>) -> Result<RunningSe
     }
 }
 
-/// Decides whether the main model sees images (see `handrail_models::decide`) and says so on stderr.
-pub fn decide_vision(who: &str, declared: Option<bool>, endpoint: Option<&str>, model: Option<&str>) -> Vision {
-    let probed = match endpoint {
-        Some(endpoint) if declared.is_none() => match handrail_models::probe(endpoint, model, Duration::from_secs(5)) {
-            Ok(report) => Some(report),
-            Err(e) => {
-                eprintln!("{who}: could not ask the model server ({e})");
-                None
-            }
-        },
-        _ => None,
-    };
-    let decision = handrail_models::decide(declared, probed.as_ref(), model);
-    let verdict = match &decision.vision {
-        Vision::Capable => "the main model sees images",
-        Vision::TextOnly { .. } => "the main model is text-only",
-        Vision::Unknown { .. } => "the main model's vision is unknown",
-    };
-    eprintln!("{who}: {verdict} ({})", decision.why);
-    decision.vision
-}
-
 /// Which desktop a command works on.
 #[derive(Debug, Clone, Default)]
 pub struct DesktopChoice {
@@ -350,7 +325,7 @@ pub struct Running {
 impl Running {
     /// What resets this desktop between tasks: only a private sandbox, whose apps are handrail's to
     /// close. Built now, before any app runs, so the home it remembers is the sandbox's own.
-    pub fn reset_hook(&self) -> Result<Option<crate::reset::SandboxReset>> {
+    pub fn reset_hook(&self) -> Result<Option<Box<dyn handrail_mcp::DesktopReset>>> {
         let Some(sandbox) = &self.sandbox else { return Ok(None) };
         let tidy = if sandbox.is_wayland() {
             None
@@ -360,12 +335,12 @@ impl Running {
                     .with_context(|| format!("connecting to the sandbox display {}", sandbox.display()))?,
             )
         };
-        Ok(Some(crate::reset::SandboxReset::new(
+        Ok(Some(Box::new(crate::reset::SandboxReset::new(
             sandbox.process_handle(),
             sandbox_browser_profile(sandbox),
             sandbox.home().to_owned(),
             tidy,
-        )))
+        ))))
     }
 
     /// A harness's hands in the sandbox (files in its home, commands in its session); `None` for
