@@ -10,7 +10,7 @@ use handrail_calls::{AuditLog, Calls, TurnDefaults};
 use handrail_core::{Config, Engine, Knobs, Mode, Vision};
 use handrail_models::chat::ChatClient;
 
-use crate::desktops::{decide_vision, open_desktop, DesktopChoice};
+use crate::desktops::{decide_vision, DesktopChoice};
 
 #[derive(Debug, Args)]
 pub struct AgentArgs {
@@ -106,7 +106,6 @@ pub fn run(args: AgentArgs) -> Result<std::process::ExitCode> {
         opengl: false,
         gnome_root: None,
         display: args.display.clone(),
-        simulated: args.simulated,
         launch: args.launch.clone(),
         ocr_languages: args.ocr_lang.clone(),
         gnome_route: Default::default(),
@@ -120,7 +119,7 @@ pub fn run(args: AgentArgs) -> Result<std::process::ExitCode> {
         intent: "the task given to handrail agent is the user's request: name the removal in it".into(),
     };
     let config = Config { vision, marks: args.marks, knobs, ..Config::default() };
-    let (desktop, running) = open_desktop(WHO, &choice, sees, &config.url_policy)?;
+    let (desktop, running) = crate::desktops::open(WHO, &choice, args.simulated, sees, &config.url_policy)?;
     let engine = Engine::new(desktop, config);
     let trace = match &args.trace {
         Some(dir) => Some(handrail_trace::TraceWriter::create(dir, WHO, now_ms()).context("starting the trace")?),

@@ -204,7 +204,7 @@ mod on_sandbox {
         let sandbox = Sandbox::start(SandboxOptions { session, ..SandboxOptions::default() })
             .context("starting the sandbox desktop")?;
         eprintln!("handrail demo: private desktop {} is up; working a notes page in Chromium", sandbox.session_name());
-        let desktop = crate::desktops::sandbox_desktop(&sandbox, "handrail demo", &UrlPolicy::default(), None)?;
+        let desktop = handrail_desktops::sandbox_desktop(&sandbox, "handrail demo", &UrlPolicy::default(), None)?;
         let mut host = Host::new(server(desktop, Vision::Capable, trace)?, TURN, INTENT)?;
 
         let url = serve_notes_page()?;

@@ -7,8 +7,6 @@ mod desktops;
 #[cfg(target_os = "linux")]
 mod gnome_extension;
 #[cfg(target_os = "linux")]
-mod reset;
-#[cfg(target_os = "linux")]
 mod sandbox;
 mod serve;
 #[cfg(target_os = "linux")]

@@ -12,7 +12,7 @@ use handrail_mcp::{
     TurnDefaults, QUESTION_LIFETIME,
 };
 
-use crate::desktops::{open_desktop, DesktopChoice};
+use crate::desktops::DesktopChoice;
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
@@ -236,17 +236,16 @@ fn desktop_choice(args: &ServeArgs) -> DesktopChoice {
         opengl: args.opengl,
         gnome_root: args.gnome_root.as_deref().map(crate::sandbox::absolute),
         display: args.display.clone(),
-        simulated: args.simulated,
         launch: args.launch.clone(),
         ocr_languages: args.ocr_lang.clone(),
         gnome_route: args.gnome_route,
     }
 }
 
-/// The desktop the arguments name: this system's own, or the simulated one.
+/// The desktop the arguments name: this system's own (`--simulated` is taken apart).
 #[cfg(not(target_os = "linux"))]
 fn desktop_choice(args: &ServeArgs) -> DesktopChoice {
-    DesktopChoice { simulated: args.simulated, ocr_languages: args.ocr_lang.clone() }
+    DesktopChoice { ocr_languages: args.ocr_lang.clone() }
 }
 
 pub fn run(args: ServeArgs) -> Result<()> {
@@ -260,7 +259,8 @@ pub fn run(args: ServeArgs) -> Result<()> {
     }
     let sealer = sealer(&args)?;
     let sees = config.vision == handrail_core::Vision::Capable;
-    let (desktop, mut running) = open_desktop(WHO, &desktop_choice(&args), sees, &config.url_policy)?;
+    let (desktop, mut running) =
+        crate::desktops::open(WHO, &desktop_choice(&args), args.simulated, sees, &config.url_policy)?;
     crate::desktops::watch_sandbox(WHO, &mut running);
 
     let engine = Engine::new(desktop, config);

@@ -6,29 +6,20 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use handrail_gnome::{GnomeDesktop, GnomeOptions, PortalOptions, RouteChoice, ShellWindows};
+use handrail_desktops::Session as Backend;
+use handrail_gnome::{PortalOptions, RouteChoice, ShellWindows};
 use handrail_platform::absent::NoOcr;
 use handrail_platform::{Desktop, Rect};
 use handrail_portal::TokenFile;
 use handrail_sandbox::{Sandbox, SandboxOptions, Session, REMOVED_ENV};
 use handrail_testkit::LineApp;
-use handrail_wayland::{LaunchEnv, Socket, SwayIpc, WaylandDesktop, WaylandOptions};
-use handrail_x11::{X11Desktop, X11Options};
+use handrail_wayland::{LaunchEnv, SwayIpc};
 
 use crate::{Harness, Probe};
 
 const SCREEN: (u32, u32) = (1280, 800);
 /// Bound on the probe starting and its window becoming active.
 const START: Duration = Duration::from_secs(20);
-
-/// Which display protocol a real harness drives.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Protocol {
-    X11,
-    Wayland,
-    /// Wayland on GNOME Shell (mutter's remote desktop, handrail's extension).
-    Gnome,
-}
 
 /// Which toolkit the probe is built with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,7 +40,8 @@ impl Toolkit {
 }
 
 pub struct RealHarness {
-    protocol: Protocol,
+    /// Which desktop the sandbox runs.
+    protocol: Session,
     toolkit: Toolkit,
     /// GNOME Shell runs from a root file system (GNOME 48), not the machine's.
     own_root: bool,
@@ -61,23 +53,23 @@ pub struct RealHarness {
 
 /// A private X11 desktop (Xvfb, openbox, the accessibility bus).
 pub fn x11() -> RealHarness {
-    start(Protocol::X11)
+    start(Session::X11)
 }
 
 /// A private Wayland desktop (headless sway, the accessibility bus).
 pub fn wayland() -> RealHarness {
-    start(Protocol::Wayland)
+    start(Session::Sway)
 }
 
 /// A private GNOME desktop (headless GNOME Shell with handrail's extension, the accessibility bus).
 pub fn gnome() -> RealHarness {
-    start(Protocol::Gnome)
+    start(Session::Gnome)
 }
 
 /// A private GNOME 48 desktop: GNOME Shell 48 from the Debian 13 root file system
 /// (`scripts/setup-trixie`, at `handrail_sandbox::trixie_gnome_root()`), the machine's apps on it.
 pub fn gnome_48() -> RealHarness {
-    start_with(Protocol::Gnome, Some(handrail_sandbox::trixie_gnome_root()))
+    start_with(Session::Gnome, Some(handrail_sandbox::trixie_gnome_root()))
 }
 
 /// [`gnome_48`] with the GTK 4 probe: the toolkit of the apps a GNOME 48 desktop opens.
@@ -90,7 +82,7 @@ pub fn gnome_48_gtk4() -> RealHarness {
 /// `testdata/apps/portal_consent.py` as the person at the screen would.
 pub fn gnome_48_portal() -> RealHarness {
     let root = Some(handrail_sandbox::trixie_gnome_root());
-    RealHarness { toolkit: Toolkit::Gtk4, ..start_on(Protocol::Gnome, root, GnomeVia::Portal) }
+    RealHarness { toolkit: Toolkit::Gtk4, ..start_on(Session::Gnome, root, GnomeVia::Portal) }
 }
 
 /// How a GNOME harness reaches mutter.
@@ -100,23 +92,19 @@ enum GnomeVia {
     Portal,
 }
 
-fn start(protocol: Protocol) -> RealHarness {
+fn start(protocol: Session) -> RealHarness {
     start_with(protocol, None)
 }
 
-fn start_with(protocol: Protocol, gnome_root: Option<PathBuf>) -> RealHarness {
+fn start_with(protocol: Session, gnome_root: Option<PathBuf>) -> RealHarness {
     start_on(protocol, gnome_root, GnomeVia::Mutter)
 }
 
-fn start_on(protocol: Protocol, gnome_root: Option<PathBuf>, via: GnomeVia) -> RealHarness {
+fn start_on(protocol: Session, gnome_root: Option<PathBuf>, via: GnomeVia) -> RealHarness {
     let sandbox_root_given = gnome_root.is_some();
     let opts = SandboxOptions {
         size: SCREEN,
-        session: match protocol {
-            Protocol::X11 => Session::X11,
-            Protocol::Wayland => Session::Sway,
-            Protocol::Gnome => Session::Gnome,
-        },
+        session: protocol,
         // Tests run on short-lived threads; the reaper tears the desktop down if the binary dies.
         parent_death_signal: false,
         gnome_root,
@@ -128,38 +116,25 @@ fn start_on(protocol: Protocol, gnome_root: Option<PathBuf>, via: GnomeVia) -> R
     let mut launch = LaunchEnv::new(sandbox.env(), sandbox.root().join("browser"));
     launch.removed = REMOVED_ENV.iter().map(|s| s.to_string()).collect();
     let ax = Box::new(handrail_atspi::AtspiSource::new(sandbox.bus_address()));
-    let desktop = match protocol {
-        Protocol::X11 => {
-            X11Desktop::connect(X11Options::new(sandbox.display(), launch), ax, Box::new(NoOcr)).expect("X11 desktop")
-        }
-        Protocol::Wayland => {
-            let socket = Socket(sandbox.wayland_socket().expect("a Wayland socket").to_owned());
-            let ipc = sandbox.sway_ipc().map(PathBuf::from);
-            WaylandDesktop::connect(WaylandOptions::new(socket, ipc, launch), ax, Box::new(NoOcr))
-                .expect("Wayland desktop")
-        }
-        Protocol::Gnome if via == GnomeVia::Portal => {
-            let mut options = GnomeOptions::new(sandbox.bus_address(), sandbox.pipewire_socket(), launch);
-            options.route = RouteChoice::Portal(PortalOptions {
-                token_file: Some(TokenFile(sandbox.root().join("portal-restore-token"))),
-                consent_timeout: CONSENT,
-            });
-            let mut person = answer_consent(&sandbox, "share");
-            let desktop =
-                GnomeDesktop::connect(options, ax, Box::new(NoOcr)).expect("GNOME desktop through the portal");
-            assert!(person.wait_for_within(START, |l| l == "answered share").is_some(), "the consent was answered");
-            desktop
-        }
-        Protocol::Gnome => {
-            let options = GnomeOptions::new(sandbox.bus_address(), sandbox.pipewire_socket(), launch);
-            GnomeDesktop::connect(options, ax, Box::new(NoOcr)).expect("GNOME desktop")
-        }
-    };
+    // The desktop as handrail's assembler opens it for a sandbox, without OCR or a browser proxy.
+    let mut backend = Backend::of_sandbox(&sandbox, launch);
+    let mut person = None;
+    if let (Backend::Gnome(options), GnomeVia::Portal) = (&mut backend, via) {
+        options.route = RouteChoice::Portal(PortalOptions {
+            token_file: Some(TokenFile(sandbox.root().join("portal-restore-token"))),
+            consent_timeout: CONSENT,
+        });
+        person = Some(answer_consent(&sandbox, "share"));
+    }
+    let desktop = handrail_desktops::connect(backend, ax, Box::new(NoOcr)).expect("the sandbox's desktop");
+    if let Some(mut person) = person {
+        assert!(person.wait_for_within(START, |l| l == "answered share").is_some(), "the consent was answered");
+    }
     match protocol {
-        Protocol::Wayland => background_drawn(&desktop, &SandboxOptions::default().background),
+        Session::Sway => background_drawn(&desktop, &SandboxOptions::default().background),
         // GNOME Shell draws its own background and top bar: start once it has stopped drawing.
-        Protocol::Gnome => crate::wait_until_still(&desktop, "gnome"),
-        Protocol::X11 => {}
+        Session::Gnome => crate::wait_until_still(&desktop, "gnome"),
+        Session::X11 => {}
     }
     RealHarness { protocol, toolkit: Toolkit::Gtk3, own_root: sandbox_root_given, via, desktop, sandbox }
 }
@@ -206,12 +181,12 @@ impl RealHarness {
 impl Harness for RealHarness {
     fn name(&self) -> &'static str {
         match self.protocol {
-            Protocol::X11 => "x11",
-            Protocol::Wayland => "wayland",
-            Protocol::Gnome if self.via == GnomeVia::Portal => "gnome 48 portal",
-            Protocol::Gnome if self.own_root && self.toolkit == Toolkit::Gtk4 => "gnome 48 gtk4",
-            Protocol::Gnome if self.own_root => "gnome 48",
-            Protocol::Gnome => "gnome",
+            Session::X11 => "x11",
+            Session::Sway => "wayland",
+            Session::Gnome if self.via == GnomeVia::Portal => "gnome 48 portal",
+            Session::Gnome if self.own_root && self.toolkit == Toolkit::Gtk4 => "gnome 48 gtk4",
+            Session::Gnome if self.own_root => "gnome 48",
+            Session::Gnome => "gnome",
         }
     }
 
@@ -224,12 +199,12 @@ impl Harness for RealHarness {
     }
 
     fn presses_any_character_key(&self) -> bool {
-        self.protocol != Protocol::Gnome
+        self.protocol != Session::Gnome
     }
 
     fn next_scheduled_redraw(&self) -> Option<Duration> {
         // The top bar's clock (openbox and sway here show none).
-        (self.protocol == Protocol::Gnome).then(crate::until_next_minute)
+        (self.protocol == Session::Gnome).then(crate::until_next_minute)
     }
 
     fn open_probe(&self, title: &str) -> Box<dyn Probe + '_> {
@@ -256,7 +231,7 @@ impl Harness for RealHarness {
             if front.as_deref() == Some(title) {
                 break;
             }
-            if self.protocol == Protocol::Gnome {
+            if self.protocol == Session::Gnome {
                 let stack = self.desktop.windows.stack().unwrap_or_default();
                 if let Some(w) = stack.into_iter().find(|w| w.info.title == title) {
                     self.desktop.windows.activate(w.handle).expect("activate the probe");
@@ -273,7 +248,7 @@ impl Harness for RealHarness {
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        if self.protocol != Protocol::X11 {
+        if self.protocol != Session::X11 {
             // sway answers its IPC with the layout it is moving to, but shows a new window — and
             // sends it input — only once the app has drawn at its new size or 200 ms have passed.
             // Input sent before that goes where the window is not yet (a drag that never started
@@ -285,8 +260,8 @@ impl Harness for RealHarness {
         }
         // Wayland apps know only their own surface: place it where the compositor shows it.
         let origin = match self.protocol {
-            Protocol::X11 => (0, 0),
-            Protocol::Wayland => {
+            Session::X11 => (0, 0),
+            Session::Sway => {
                 // sway lists a view before it has laid it out (a title bar comes with the first
                 // arrangement): the place counts once two reads 100 ms apart agree.
                 let ipc = SwayIpc::new(self.sandbox.sway_ipc().expect("sway IPC").to_owned());
@@ -303,7 +278,7 @@ impl Harness for RealHarness {
                     std::thread::sleep(Duration::from_millis(100));
                 }
             }
-            Protocol::Gnome => {
+            Session::Gnome => {
                 // The extension's buffer rectangle: where the app's surface starts on screen.
                 let shell = ShellWindows::connect(self.sandbox.bus_address()).expect("handrail's extension");
                 let deadline = Instant::now() + START;

@@ -1,20 +1,31 @@
-//! Building a [`handrail_platform::Desktop`] for the commands, from the parts of the system handrail
-//! runs on: Linux's desktops (`linux`), the Mac's own (`macos`), and elsewhere only the simulated one.
-//! Each offers the same names — `DesktopChoice`, `open_desktop`, `Running` — so the commands build
-//! on every system.
+//! The desktop a command works on: the simulated one, or what `handrail-desktops` assembles for this
+//! system; and whether the main model sees images.
 
 use std::time::Duration;
 
+use anyhow::Result;
+use handrail_core::guard::url::UrlPolicy;
 use handrail_core::Vision;
+pub use handrail_desktops::*;
+use handrail_platform::Desktop;
 
-#[cfg(target_os = "linux")]
-mod linux;
-#[cfg(target_os = "linux")]
-pub use linux::*;
-#[cfg(not(target_os = "linux"))]
-mod own;
-#[cfg(not(target_os = "linux"))]
-pub use own::*;
+/// Opens the desktop chosen: the built-in simulated one when `simulated`, else the system's (see
+/// `handrail_desktops::open_desktop`). A model that cannot see gets one that is never opened.
+pub fn open(
+    who: &str,
+    choice: &DesktopChoice,
+    simulated: bool,
+    sees: bool,
+    policy: &UrlPolicy,
+) -> Result<(Desktop, Running)> {
+    if sees && simulated {
+        // A real client idles in real time: idle-gap turns and budget windows must see it pass.
+        let mut desktop = crate::demo::simulated_scene().follow_wall_clock().desktop();
+        desktop.encoder = handrail_imaging::encoder(handrail_imaging::ImageFormat::default());
+        return Ok((desktop, Running::none()));
+    }
+    Ok(open_desktop(who, choice, sees, policy)?)
+}
 
 /// Decides whether the main model sees images (see `handrail_models::decide`) and says so on stderr.
 pub fn decide_vision(who: &str, declared: Option<bool>, endpoint: Option<&str>, model: Option<&str>) -> Vision {

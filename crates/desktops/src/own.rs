@@ -1,6 +1,8 @@
-//! The desktop of a system without Linux's sandboxes: the Mac's own (macOS), or the simulated one.
+//! The desktop of a system without Linux's sandboxes: the Mac's own (macOS); elsewhere none (the
+//! edges offer the simulated one).
 
-use anyhow::Result;
+use crate::error::Result;
+use crate::DesktopCheck;
 use handrail_core::guard::url::UrlPolicy;
 use handrail_platform::absent::not_opened_desktop;
 use handrail_platform::Desktop;
@@ -8,10 +10,8 @@ use handrail_platform::Desktop;
 /// Which desktop a command works on.
 #[derive(Debug, Clone, Default)]
 pub struct DesktopChoice {
-    /// The built-in simulated desktop.
-    pub simulated: bool,
     /// OCR's languages (`--ocr-lang`, BCP 47 codes on a Mac: en-US+th-TH), else Vision's own choice.
-    /// Only a Mac's desktop reads text; elsewhere there is only the simulated one.
+    /// Only a Mac's desktop reads text; elsewhere there is none to open.
     #[cfg_attr(not(target_os = "macos"), allow(dead_code))]
     pub ocr_languages: Option<String>,
 }
@@ -21,12 +21,17 @@ pub struct DesktopChoice {
 pub struct Running;
 
 impl Running {
+    /// Nothing started.
+    pub fn none() -> Running {
+        Running
+    }
+
     /// Only a private sandbox is reset between tasks; the person's own desktop never is.
-    pub fn reset_hook(&self) -> Result<Option<Box<dyn handrail_mcp::DesktopReset>>> {
+    pub fn reset_hook(&self) -> Result<Option<Box<dyn handrail_calls::DesktopReset>>> {
         Ok(None)
     }
 
-    pub fn desktop_check(&self) -> Option<handrail_mcp::DesktopCheck> {
+    pub fn desktop_check(&self) -> Option<DesktopCheck> {
         None
     }
 
@@ -46,11 +51,6 @@ pub fn open_desktop(who: &str, choice: &DesktopChoice, sees: bool, policy: &UrlP
         eprintln!("{who}: the main model cannot see (or is not declared); the desktop is not opened");
         return Ok((not_opened_desktop(), Running));
     }
-    if choice.simulated {
-        let mut desktop = crate::demo::simulated_scene().follow_wall_clock().desktop();
-        desktop.encoder = handrail_imaging::encoder(handrail_imaging::ImageFormat::default());
-        return Ok((desktop, Running));
-    }
     if !policy.allowed_domains.is_empty() {
         eprintln!("{who}: --allow-domain is checked on the URLs handrail opens and addresses typed into a browser");
     }
@@ -68,10 +68,12 @@ fn own_desktop(who: &str, choice: &DesktopChoice) -> Result<Desktop> {
         no_ocr: false,
     };
     eprintln!("{who}: serving this Mac's desktop");
-    anyhow::Context::context(handrail_macos::MacDesktop::connect(options), "opening the Mac's desktop")
+    crate::error::Doing::doing(handrail_macos::MacDesktop::connect(options), "opening the Mac's desktop")
 }
 
 #[cfg(not(target_os = "macos"))]
 fn own_desktop(_who: &str, _choice: &DesktopChoice) -> Result<Desktop> {
-    anyhow::bail!("handrail drives Linux and macOS desktops; here only --simulated is available")
+    Err(crate::error::DesktopError::Refused(
+        "handrail drives Linux and macOS desktops; here only --simulated is available".into(),
+    ))
 }

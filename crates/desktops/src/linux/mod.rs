@@ -5,7 +5,10 @@ use std::os::fd::AsFd;
 use std::path::PathBuf;
 use std::process::{Child, Stdio};
 
-use anyhow::{bail, Context, Result};
+mod reset;
+
+use crate::error::{refuse, DesktopError, Doing, Result};
+use crate::DesktopCheck;
 use handrail_core::guard::url::UrlPolicy;
 use handrail_gnome::{GnomeDesktop, GnomeOptions, PortalOptions, RouteChoice};
 use handrail_netguard::{PolicyProxy, CHROMIUM_NO_BYPASS_ARGS};
@@ -32,7 +35,7 @@ pub fn ocr_or_none(who: &str, languages: Option<&str>) -> Result<Box<dyn Ocr>> {
             eprintln!("{who}: OCR reads {chosen}");
             Ok(Box::new(ocr))
         }
-        (Some(why), Some(asked)) => bail!("--ocr-lang {asked}: OCR cannot read these: {why}"),
+        (Some(why), Some(asked)) => refuse!("--ocr-lang {asked}: OCR cannot read these: {why}"),
         (Some(why), None) => {
             eprintln!("{who}: OCR is unavailable ({why}); continuing with accessibility only");
             Ok(Box::new(NoOcr))
@@ -44,7 +47,7 @@ pub fn ocr_or_none(who: &str, languages: Option<&str>) -> Result<Box<dyn Ocr>> {
 /// request of that browser, loopback included, is judged by `policy` (with no allowed domains it
 /// still refuses credentials in URLs and schemes other than http and https).
 pub fn start_browser_proxy(who: &str, policy: &UrlPolicy, launch: &mut LaunchEnv) -> Result<PolicyProxy> {
-    let proxy = PolicyProxy::start(policy.clone()).context("starting the URL-policy proxy for the browser")?;
+    let proxy = PolicyProxy::start(policy.clone()).doing("starting the URL-policy proxy for the browser")?;
     launch.browser_args = proxy.chromium_args();
     // QUIC and WebRTC's UDP would go around an HTTP proxy: off.
     launch.browser_args.extend(CHROMIUM_NO_BYPASS_ARGS.map(String::from));
@@ -55,48 +58,72 @@ pub fn start_browser_proxy(who: &str, policy: &UrlPolicy, launch: &mut LaunchEnv
     Ok(proxy)
 }
 
-/// Which real desktop to connect to.
-enum Session {
+/// Which real desktop to connect to, with the options of its backend.
+pub enum Session {
     X11(X11Options),
     Wayland(WaylandOptions),
     Gnome(GnomeOptions),
 }
 
-/// Connects to `session` with a browser held to `policy`: the proxy becomes the desktop's `network`,
-/// so it runs as long as the desktop and the engine reports what it refused.
+impl Session {
+    /// The options the desktop's apps are launched with.
+    pub fn launch_env(&mut self) -> &mut LaunchEnv {
+        match self {
+            Session::X11(o) => &mut o.launch,
+            Session::Wayland(o) => &mut o.launch,
+            Session::Gnome(o) => &mut o.launch,
+        }
+    }
+
+    /// The session a running sandbox serves, its apps started with `launch`.
+    pub fn of_sandbox(sandbox: &Sandbox, launch: LaunchEnv) -> Session {
+        match (sandbox.session(), sandbox.wayland_socket()) {
+            (handrail_sandbox::Session::Gnome, _) => {
+                Session::Gnome(GnomeOptions::new(sandbox.bus_address(), sandbox.pipewire_socket(), launch))
+            }
+            (_, Some(socket)) => Session::Wayland(WaylandOptions::new(
+                Socket(socket.to_owned()),
+                sandbox.sway_ipc().map(PathBuf::from),
+                launch,
+            )),
+            (_, None) => Session::X11(X11Options::new(sandbox.display(), launch)),
+        }
+    }
+}
+
+/// Connects to `session`: the one place each Linux backend is opened.
+pub fn connect(session: Session, accessibility: Box<dyn Accessibility>, ocr: Box<dyn Ocr>) -> Result<Desktop> {
+    match session {
+        Session::X11(options) => {
+            let display = options.display.clone();
+            X11Desktop::connect(options, accessibility, ocr).doing_with(|| format!("connecting to X display {display}"))
+        }
+        Session::Wayland(options) => {
+            let socket = options.socket.0.display().to_string();
+            WaylandDesktop::connect(options, accessibility, ocr)
+                .doing_with(|| format!("connecting to the Wayland compositor at {socket}"))
+        }
+        Session::Gnome(options) => {
+            let bus = options.bus_address.clone();
+            GnomeDesktop::connect(options, accessibility, ocr)
+                .doing_with(|| format!("connecting to GNOME on the session bus {bus}"))
+        }
+    }
+}
+
+/// Connects to `session` with a browser held to `policy`: the proxy starts first (the browser's
+/// launch options name it) and becomes the desktop's `network`, so it runs as long as the desktop
+/// and the engine reports what it refused.
 fn guarded_desktop(
     who: &str,
-    session: Session,
+    mut session: Session,
     policy: &UrlPolicy,
     accessibility: Box<dyn Accessibility>,
     ocr: Box<dyn Ocr>,
 ) -> Result<Desktop> {
-    let desktop = match session {
-        Session::X11(mut options) => {
-            let proxy = start_browser_proxy(who, policy, &mut options.launch)?;
-            let display = options.display.clone();
-            let mut d = X11Desktop::connect(options, accessibility, ocr)
-                .with_context(|| format!("connecting to X display {display}"))?;
-            d.network = Box::new(proxy);
-            d
-        }
-        Session::Wayland(mut options) => {
-            let proxy = start_browser_proxy(who, policy, &mut options.launch)?;
-            let socket = options.socket.0.display().to_string();
-            let mut d = WaylandDesktop::connect(options, accessibility, ocr)
-                .with_context(|| format!("connecting to the Wayland compositor at {socket}"))?;
-            d.network = Box::new(proxy);
-            d
-        }
-        Session::Gnome(mut options) => {
-            let proxy = start_browser_proxy(who, policy, &mut options.launch)?;
-            let bus = options.bus_address.clone();
-            let mut d = GnomeDesktop::connect(options, accessibility, ocr)
-                .with_context(|| format!("connecting to GNOME on the session bus {bus}"))?;
-            d.network = Box::new(proxy);
-            d
-        }
-    };
+    let proxy = start_browser_proxy(who, policy, session.launch_env())?;
+    let mut desktop = connect(session, accessibility, ocr)?;
+    desktop.network = Box::new(proxy);
     Ok(desktop)
 }
 
@@ -116,25 +143,26 @@ pub fn sandbox_desktop(
     } else {
         Box::new(NoAccessibility)
     };
-    let session = match (sandbox.session(), sandbox.wayland_socket()) {
-        (handrail_sandbox::Session::Gnome, _) => {
-            Session::Gnome(GnomeOptions::new(sandbox.bus_address(), sandbox.pipewire_socket(), launch))
-        }
-        (_, Some(socket)) => Session::Wayland(WaylandOptions::new(
-            Socket(socket.to_owned()),
-            sandbox.sway_ipc().map(PathBuf::from),
-            launch,
-        )),
-        (_, None) => Session::X11(X11Options::new(sandbox.display(), launch)),
-    };
+    let session = Session::of_sandbox(sandbox, launch);
     guarded_desktop(who, session, policy, accessibility, ocr_or_none(who, ocr_languages)?)
-        .context("opening the sandbox desktop")
+        .doing("opening the sandbox desktop")
 }
 
 /// The managed browser's profile in a sandbox: inside its private root, so it goes with the sandbox,
 /// and a reset can replace it.
 fn sandbox_browser_profile(sandbox: &Sandbox) -> PathBuf {
     sandbox.root().join("browser")
+}
+
+/// AT-SPI on the session bus `DBUS_SESSION_BUS_ADDRESS` names; none (said on stderr) without one.
+fn session_bus_accessibility(who: &str) -> Box<dyn Accessibility> {
+    match std::env::var("DBUS_SESSION_BUS_ADDRESS") {
+        Ok(bus) if !bus.is_empty() => Box::new(handrail_atspi::AtspiSource::new(bus)),
+        _ => {
+            eprintln!("{who}: DBUS_SESSION_BUS_ADDRESS is not set; the accessibility tree is unavailable");
+            Box::new(NoAccessibility)
+        }
+    }
 }
 
 /// An X display that is already running (`:0`, or one a test harness started), with its session bus
@@ -145,13 +173,7 @@ pub fn display_desktop(display: &str, who: &str, policy: &UrlPolicy, ocr_languag
     let runtime = std::env::var_os("XDG_RUNTIME_DIR").map_or_else(std::env::temp_dir, PathBuf::from);
     let profile = runtime.join(format!("handrail-browser-{}", std::process::id()));
     let launch = LaunchEnv::new(vec![("DISPLAY".into(), display.to_string())], profile);
-    let accessibility: Box<dyn Accessibility> = match std::env::var("DBUS_SESSION_BUS_ADDRESS") {
-        Ok(bus) if !bus.is_empty() => Box::new(handrail_atspi::AtspiSource::new(bus)),
-        _ => {
-            eprintln!("{who}: DBUS_SESSION_BUS_ADDRESS is not set; the accessibility tree is unavailable");
-            Box::new(NoAccessibility)
-        }
-    };
+    let accessibility = session_bus_accessibility(who);
     let ocr = ocr_or_none(who, ocr_languages)?;
     guarded_desktop(who, Session::X11(X11Options::new(display, launch)), policy, accessibility, ocr)
 }
@@ -161,7 +183,7 @@ pub fn display_desktop(display: &str, who: &str, policy: &UrlPolicy, ocr_languag
 /// `DBUS_SESSION_BUS_ADDRESS`, and a browser of its own held to `policy`.
 pub fn wayland_desktop(name: &str, who: &str, policy: &UrlPolicy, ocr_languages: Option<&str>) -> Result<Desktop> {
     let runtime = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from);
-    let socket = Socket::resolve(name, runtime.as_deref()).context("finding the Wayland socket")?;
+    let socket = Socket::resolve(name, runtime.as_deref()).doing("finding the Wayland socket")?;
     let ipc = std::env::var_os("SWAYSOCK").filter(|s| !s.is_empty()).map(PathBuf::from);
     if ipc.is_none() {
         eprintln!("{who}: SWAYSOCK is not set; windows have no known place on screen (sway's IPC gives it)");
@@ -169,13 +191,7 @@ pub fn wayland_desktop(name: &str, who: &str, policy: &UrlPolicy, ocr_languages:
     let profile = runtime.unwrap_or_else(std::env::temp_dir).join(format!("handrail-browser-{}", std::process::id()));
     let vars = vec![("WAYLAND_DISPLAY".into(), socket.0.display().to_string())];
     let launch = LaunchEnv::new(vars, profile);
-    let accessibility: Box<dyn Accessibility> = match std::env::var("DBUS_SESSION_BUS_ADDRESS") {
-        Ok(bus) if !bus.is_empty() => Box::new(handrail_atspi::AtspiSource::new(bus)),
-        _ => {
-            eprintln!("{who}: DBUS_SESSION_BUS_ADDRESS is not set; the accessibility tree is unavailable");
-            Box::new(NoAccessibility)
-        }
-    };
+    let accessibility = session_bus_accessibility(who);
     let ocr = ocr_or_none(who, ocr_languages)?;
     guarded_desktop(who, Session::Wayland(WaylandOptions::new(socket, ipc, launch)), policy, accessibility, ocr)
 }
@@ -185,7 +201,7 @@ pub fn wayland_desktop(name: &str, who: &str, policy: &UrlPolicy, ocr_languages:
 /// on its `WAYLAND_DISPLAY`, and a browser of its own held to `policy`.
 pub fn gnome_desktop(who: &str, route: GnomeRoute, policy: &UrlPolicy, ocr_languages: Option<&str>) -> Result<Desktop> {
     let bus = std::env::var("DBUS_SESSION_BUS_ADDRESS").ok().filter(|b| !b.is_empty()).ok_or_else(|| {
-        anyhow::anyhow!("GNOME: DBUS_SESSION_BUS_ADDRESS is not set; run handrail inside the session")
+        DesktopError::Refused("GNOME: DBUS_SESSION_BUS_ADDRESS is not set; run handrail inside the session".into())
     })?;
     let runtime = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from);
     let profile = runtime.unwrap_or_else(std::env::temp_dir).join(format!("handrail-browser-{}", std::process::id()));
@@ -227,13 +243,13 @@ pub fn running_session(get: impl Fn(&str) -> Option<String>) -> Result<RunningSe
             return Ok(RunningSession::Wlroots(wayland));
         }
         if is("kde") {
-            bail!(
+            refuse!(
                 "this is KDE Plasma on Wayland, which handrail cannot drive yet (its backend is not built); \
                  use --sandbox, or an X11 session"
             );
         }
         if var("DISPLAY").is_none() {
-            bail!(
+            refuse!(
                 "a Wayland session of a desktop handrail does not know ({:?}): name it with --wayland-display \
                  for a wlroots compositor, or use --sandbox",
                 var("XDG_CURRENT_DESKTOP").unwrap_or_default()
@@ -242,7 +258,7 @@ pub fn running_session(get: impl Fn(&str) -> Option<String>) -> Result<RunningSe
     }
     match var("DISPLAY") {
         Some(display) => Ok(RunningSession::X11(display)),
-        None => bail!("no desktop: neither WAYLAND_DISPLAY nor DISPLAY is set; pass --display, or use --sandbox"),
+        None => refuse!("no desktop: neither WAYLAND_DISPLAY nor DISPLAY is set; pass --display, or use --sandbox"),
     }
 }
 
@@ -261,8 +277,6 @@ pub struct DesktopChoice {
     /// GNOME sandboxes: the root file system GNOME Shell runs from (`None`: the machine's).
     pub gnome_root: Option<std::path::PathBuf>,
     pub display: Option<String>,
-    /// The built-in simulated desktop.
-    pub simulated: bool,
     /// A program (and its arguments) to start inside the sandbox first.
     pub launch: Vec<String>,
     /// OCR's languages (`--ocr-lang`), else the default ones.
@@ -323,19 +337,24 @@ pub struct Running {
 }
 
 impl Running {
+    /// Nothing started (the simulated desktop, a desktop never opened).
+    pub fn none() -> Running {
+        Running { sandbox: None, launched: None }
+    }
+
     /// What resets this desktop between tasks: only a private sandbox, whose apps are handrail's to
     /// close. Built now, before any app runs, so the home it remembers is the sandbox's own.
-    pub fn reset_hook(&self) -> Result<Option<Box<dyn handrail_mcp::DesktopReset>>> {
+    pub fn reset_hook(&self) -> Result<Option<Box<dyn handrail_calls::DesktopReset>>> {
         let Some(sandbox) = &self.sandbox else { return Ok(None) };
         let tidy = if sandbox.is_wayland() {
             None
         } else {
             Some(
                 handrail_x11::tidy::Tidy::open(&sandbox.display())
-                    .with_context(|| format!("connecting to the sandbox display {}", sandbox.display()))?,
+                    .doing_with(|| format!("connecting to the sandbox display {}", sandbox.display()))?,
             )
         };
-        Ok(Some(Box::new(crate::reset::SandboxReset::new(
+        Ok(Some(Box::new(reset::SandboxReset::new(
             sandbox.process_handle(),
             sandbox_browser_profile(sandbox),
             sandbox.home().to_owned(),
@@ -350,7 +369,7 @@ impl Running {
     }
 
     /// Whether the sandbox's own processes still run (for liveness); `None` for other desktops.
-    pub fn desktop_check(&self) -> Option<handrail_mcp::DesktopCheck> {
+    pub fn desktop_check(&self) -> Option<DesktopCheck> {
         let processes = self.sandbox.as_ref()?.process_handle();
         Some(std::sync::Arc::new(move || processes.check_desktop().map_err(|e| e.to_string())))
     }
@@ -375,7 +394,7 @@ impl Running {
             let _ = child.wait();
         }
         if let Some(sandbox) = self.sandbox.take() {
-            sandbox.stop().context("stopping the sandbox desktop")?;
+            sandbox.stop().doing("stopping the sandbox desktop")?;
         }
         Ok(())
     }
@@ -414,16 +433,10 @@ pub fn watch_sandbox(who: &'static str, running: &mut Running) {
 /// A model that cannot see gets one that is never opened: no sandbox, no display connection, no proxy,
 /// since nothing it asks may run.
 pub fn open_desktop(who: &str, choice: &DesktopChoice, sees: bool, policy: &UrlPolicy) -> Result<(Desktop, Running)> {
-    let mut running = Running { sandbox: None, launched: None };
+    let mut running = Running::none();
     if !sees {
         eprintln!("{who}: the main model cannot see (or is not declared); the desktop is not opened");
         return Ok((not_opened_desktop(), running));
-    }
-    if choice.simulated {
-        // A real client idles in real time: idle-gap turns and budget windows must see it pass.
-        let mut desktop = crate::demo::simulated_scene().follow_wall_clock().desktop();
-        desktop.encoder = handrail_imaging::encoder(handrail_imaging::ImageFormat::default());
-        return Ok((desktop, running));
     }
     if choice.sandbox {
         let opts = SandboxOptions {
@@ -433,19 +446,19 @@ pub fn open_desktop(who: &str, choice: &DesktopChoice, sees: bool, policy: &UrlP
             gnome_root: choice.gnome_root.clone(),
             ..SandboxOptions::default()
         };
-        let sandbox = Sandbox::start(opts).context("starting the sandbox desktop")?;
+        let sandbox = Sandbox::start(opts).doing("starting the sandbox desktop")?;
         eprintln!("{who}: private desktop {} is up", sandbox.session_name());
         let desktop = sandbox_desktop(&sandbox, who, policy, choice.ocr_languages.as_deref());
         if let Some((program, rest)) = choice.launch.split_first() {
             // Its output goes to stderr: stdout may be a protocol channel.
-            let stderr = std::io::stderr().as_fd().try_clone_to_owned().context("duplicating stderr")?;
+            let stderr = std::io::stderr().as_fd().try_clone_to_owned().doing("duplicating stderr")?;
             let child = sandbox
                 .command(program)
                 .args(rest)
                 .stdin(Stdio::null())
                 .stdout(Stdio::from(stderr))
                 .spawn()
-                .with_context(|| format!("starting {program} in the sandbox"));
+                .doing_with(|| format!("starting {program} in the sandbox"));
             match child {
                 Ok(c) => running.launched = Some(c),
                 Err(e) => {

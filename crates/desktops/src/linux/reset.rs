@@ -7,7 +7,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use handrail_mcp::{Cleaned, DesktopReset, ResetError};
+use handrail_calls::{Cleaned, DesktopReset, ResetError};
 use handrail_platform::{Desktop, WindowKind};
 use handrail_sandbox::SandboxProcesses;
 use handrail_wire::service::{BrowserProfile, ClipboardState, ClosedApp, ResetTimings};
