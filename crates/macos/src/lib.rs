@@ -11,6 +11,7 @@ pub mod keycodes;
 pub mod layout;
 pub mod menu_keys;
 pub mod node;
+pub mod ocr_languages;
 pub mod permission;
 pub mod pixels;
 pub mod roles;

@@ -85,6 +85,18 @@ fn typed_text_arrives_exactly_in_every_script() {
 }
 
 #[test]
+fn vision_reads_what_was_typed_off_the_screen() {
+    let d = desktop();
+    let doc = TextEdit::open(&d);
+    d.input.type_text("Quarterly report 2026").expect("typing");
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(doc.text(), "Quarterly report 2026");
+    let frame = d.screen.capture(None, None).expect("a capture");
+    let lines = d.ocr.recognize(&frame, None).expect("Vision reads the screen");
+    assert!(lines.iter().any(|l| l.text.contains("Quarterly report")), "{lines:?}");
+}
+
+#[test]
 fn the_text_view_is_listed_focused_in_textedits_window() {
     let d = desktop();
     let _doc = TextEdit::open(&d);

@@ -42,7 +42,7 @@ impl MacDesktop {
         let ocr: Box<dyn Ocr> = if options.no_ocr {
             Box::new(handrail_platform::absent::NoOcr)
         } else {
-            Box::new(VisionOcr::new(options.ocr_languages))
+            Box::new(VisionOcr::new(options.ocr_languages)?)
         };
         Ok(Desktop {
             screen: Box::new(MacScreen::new(shared.clone())),

@@ -12,6 +12,7 @@ use objc2_core_graphics::{
 use objc2_foundation::{NSArray, NSDictionary, NSString};
 use objc2_vision::{VNImageRequestHandler, VNRecognizeTextRequest, VNRequest, VNRequestTextRecognitionLevel};
 
+use crate::ocr_languages::choose;
 use crate::vision_boxes::to_frame;
 
 pub struct VisionOcr {
@@ -20,8 +21,27 @@ pub struct VisionOcr {
 }
 
 impl VisionOcr {
-    pub fn new(languages: Vec<String>) -> Self {
-        VisionOcr { languages }
+    /// Reads `asked` (Vision's language codes), else English, the locale's language and Thai, of
+    /// those this Mac's Vision reads (see [`crate::ocr_languages`]). A language asked for that Vision
+    /// does not read is refused, naming those it does.
+    pub fn new(asked: Vec<String>) -> Result<Self, PlatformError> {
+        let request = VNRecognizeTextRequest::new();
+        request.setRecognitionLevel(VNRequestTextRecognitionLevel::Accurate);
+        // SAFETY: a plain query of a fresh request.
+        let supported: Vec<String> = unsafe { request.supportedRecognitionLanguagesAndReturnError() }
+            .map(|l| l.to_vec().iter().map(|s| s.to_string()).collect())
+            .map_err(|e| PlatformError::Unavailable(format!("Vision's languages: {}", e.localizedDescription())))?;
+        let locale = std::env::var("LC_ALL").ok().filter(|l| !l.is_empty()).or_else(|| std::env::var("LANG").ok());
+        let choice = choose(&asked, locale.as_deref(), &supported);
+        if !choice.unsupported.is_empty() {
+            return Err(PlatformError::NotFound(format!(
+                "Vision on this Mac does not read {}; it reads {}",
+                choice.unsupported.join(", "),
+                supported.join(", ")
+            )));
+        }
+        log::info!("Vision reads {}", choice.languages.join("+"));
+        Ok(VisionOcr { languages: choice.languages })
     }
 }
 
