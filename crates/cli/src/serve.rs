@@ -66,9 +66,18 @@ pub struct ServeArgs {
     /// Serve the built-in simulated desktop (to try a host out; nothing real is touched).
     #[arg(long)]
     simulated: bool,
-    /// The languages OCR reads text outside the accessibility tree in: Tesseract model names joined
-    /// by `+` (e.g. eng+deu, jpn, chi_sim+eng). Default: English, the desktop locale's language and
-    /// Thai, those installed. Each needs its model (Debian: tesseract-ocr-deu…).
+    #[cfg_attr(
+        not(target_os = "macos"),
+        doc = "The languages OCR reads text outside the accessibility tree in: Tesseract model names joined\n\
+               by `+` (e.g. eng+deu, jpn, chi_sim+eng). Default: English, the desktop locale's language and\n\
+               Thai, those installed. Each needs its model (Debian: tesseract-ocr-deu…)."
+    )]
+    #[cfg_attr(
+        target_os = "macos",
+        doc = "The languages Apple Vision reads text outside the accessibility tree in: codes joined by `+`\n\
+               (e.g. en-US+de-DE, ja-JP). Default: English, the locale's language and Thai, those this\n\
+               Mac's Vision reads."
+    )]
     #[arg(long, value_name = "LANGS")]
     ocr_lang: Option<String>,
     /// The main model's name (e.g. qwen2.5vl:7b); known names decide whether it sees images.

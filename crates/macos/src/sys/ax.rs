@@ -11,6 +11,7 @@ use objc2_core_foundation::{
     kCFBooleanTrue, CFArray, CFBoolean, CFDictionary, CFRetained, CFString, CFType, CGPoint, CGSize,
 };
 
+use super::ax_element::attribute;
 use super::cf;
 use super::shared::Shared;
 use super::windows::MacWindows;
@@ -90,19 +91,6 @@ fn size(v: &CFType) -> Option<(f64, f64)> {
     // SAFETY: `s` is a CGSize, the type asked for.
     let ok = unsafe { ax.value(AXValueType::CGSize, NonNull::from(&mut s).cast::<c_void>()) };
     ok.then_some((s.width, s.height))
-}
-
-/// One attribute of `element`.
-fn attribute(element: &AXUIElement, name: &str) -> Result<Option<CFRetained<CFType>>, AXError> {
-    let name = CFString::from_str(name);
-    let mut out: *const CFType = std::ptr::null();
-    // SAFETY: `out` is a valid out-pointer; a non-null result is a +1 reference we take over.
-    let err = unsafe { element.copy_attribute_value(&name, NonNull::from(&mut out)) };
-    match err {
-        AXError::Success => Ok(NonNull::new(out as *mut CFType).map(|p| unsafe { CFRetained::from_raw(p) })),
-        AXError::NoValue | AXError::AttributeUnsupported => Ok(None),
-        e => Err(e),
-    }
 }
 
 struct MacTree {
@@ -303,36 +291,5 @@ impl Accessibility for MacAccessibility {
             }
         }
         walk(&self.tree, &roots, &space, limits, || started.elapsed())
-    }
-}
-
-/// The pid of the application that has the keyboard focus.
-pub fn focused_app_pid() -> Option<u32> {
-    // SAFETY: no arguments.
-    let system = unsafe { AXUIElement::new_system_wide() };
-    let app = attribute(&system, "AXFocusedApplication").ok().flatten()?.downcast::<AXUIElement>().ok()?;
-    let mut pid: i32 = 0;
-    // SAFETY: `pid` is a valid out-pointer.
-    let err = unsafe { app.pid(NonNull::from(&mut pid)) };
-    (err == AXError::Success).then_some(pid).and_then(|p| u32::try_from(p).ok())
-}
-
-/// Raises the window of app `pid` titled `title` (the first when several share it).
-pub fn raise_window(pid: i32, title: &str) {
-    // SAFETY: any pid is accepted.
-    let app = unsafe { AXUIElement::new_application(pid) };
-    let Ok(Some(windows)) = attribute(&app, "AXWindows") else { return };
-    let Some(windows) = windows.downcast_ref::<CFArray>() else { return };
-    for window in cf::items(windows).into_iter().filter_map(|x| x.downcast::<AXUIElement>().ok()) {
-        let t = attribute(&window, "AXTitle").ok().flatten().and_then(|t| cf::string(&t)).unwrap_or_default();
-        if t == title {
-            let raise = CFString::from_str("AXRaise");
-            // SAFETY: an action on a live element.
-            let err = unsafe { window.perform_action(&raise) };
-            if err != AXError::Success {
-                log::warn!("raising the window {title:?} failed (AXError {})", err.0);
-            }
-            return;
-        }
     }
 }

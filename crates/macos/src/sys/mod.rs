@@ -1,6 +1,7 @@
 //! The Mac desktop from the system's frameworks (built for macOS only).
 
 mod ax;
+mod ax_element;
 mod cf;
 mod displays;
 mod input;

@@ -40,7 +40,7 @@ pub fn bundle_of(pid: u32) -> String {
 /// answer is kept current by a run loop, which a command-line server does not run. Without the
 /// Accessibility permission, `None`: the stack then takes the topmost window's app.
 pub fn front_pid() -> Option<u32> {
-    super::ax::focused_app_pid()
+    super::ax_element::focused_app_pid()
 }
 
 /// The system's window list, front to back, on screen only.
@@ -182,7 +182,7 @@ impl Windows for MacWindows {
         let app = NSRunningApplication::runningApplicationWithProcessIdentifier(pid)
             .ok_or_else(|| PlatformError::NotFound(format!("the app of window {handle:#x} is gone")))?;
         app.activateWithOptions(NSApplicationActivationOptions::ActivateAllWindows);
-        super::ax::raise_window(pid, &window.info.title);
+        super::ax_element::raise_window(pid, &window.info.title);
         Ok(())
     }
 }
