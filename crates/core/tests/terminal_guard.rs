@@ -488,6 +488,9 @@ fn which_windows_are_terminals_is_the_desktops_own_rule() {
     for (rules, is_terminal) in [(OsRules::macos(), true), (OsRules::linux(), false)] {
         let os = rules.os();
         let sim = SimDesktop::new(Size::new(1280, 800));
+        // Another app's window behind it, as on a person's desktop.
+        let notes = sim.add_window(WindowSpec::new("Notes", "Notes").bounds(Rect::new(40, 40, 500, 400)));
+        sim.add_widget(notes, Widget::button("Delete note").at(60, 140, 140, 30));
         let win = sim.add_window(
             WindowSpec::new("Terminal", "ann — -zsh — 80×24")
                 .class("com.apple.Terminal")

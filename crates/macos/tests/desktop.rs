@@ -9,7 +9,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use handrail_macos::{MacDesktop, MacOptions};
-use handrail_platform::{AxHealth, AxLimits, Desktop, Key, KeyCombo, Modifiers, Role};
+use handrail_platform::{AxHealth, AxLimits, Desktop, Key, KeyCombo, Modifiers, Role, SettleRequest};
 
 fn desktop() -> Desktop {
     MacDesktop::connect(MacOptions::default()).expect("the Mac's desktop")
@@ -43,6 +43,18 @@ impl TextEdit {
     fn text(&self) -> String {
         osascript("tell application \"TextEdit\" to get text of front document")
     }
+
+    /// What TextEdit holds once it holds `want`, or what it holds after 5 s.
+    fn text_once(&self, want: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            let text = self.text();
+            if text == want || Instant::now() >= deadline {
+                return text;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
 }
 
 impl Drop for TextEdit {
@@ -74,23 +86,24 @@ fn typed_text_arrives_exactly_in_every_script() {
     let doc = TextEdit::open(&d);
     let text = "Hello, สวัสดีครับ, こんにちは, Grüße, 👍🏽\tdone";
     d.input.type_text(text).expect("typing");
-    std::thread::sleep(Duration::from_millis(300));
-    assert_eq!(doc.text(), text);
+    assert_eq!(doc.text_once(text), text);
     // cmd+a then backspace empties it: combinations and keys reach the app too.
     let cmd = Modifiers { super_key: true, ..Modifiers::default() };
     d.input.key(&KeyCombo { modifiers: cmd, key: Key::Char('a') }).expect("cmd+a");
     d.input.key(&KeyCombo { modifiers: Modifiers::default(), key: Key::Backspace }).expect("backspace");
-    std::thread::sleep(Duration::from_millis(300));
-    assert_eq!(doc.text(), "");
+    assert_eq!(doc.text_once(""), "");
 }
 
 #[test]
 fn vision_reads_what_was_typed_off_the_screen() {
     let d = desktop();
     let doc = TextEdit::open(&d);
+    let mut watch = d.settle.watch().expect("watching the screen");
     d.input.type_text("Quarterly report 2026").expect("typing");
-    std::thread::sleep(Duration::from_millis(500));
-    assert_eq!(doc.text(), "Quarterly report 2026");
+    assert_eq!(doc.text_once("Quarterly report 2026"), "Quarterly report 2026");
+    // Drawn, not only stored: the screen is read once it has settled.
+    watch.wait(&SettleRequest::default()).expect("the screen settles");
+    drop(watch);
     let frame = d.screen.capture(None, None).expect("a capture");
     let lines = d.ocr.recognize(&frame, None).expect("Vision reads the screen");
     assert!(lines.iter().any(|l| l.text.contains("Quarterly report")), "{lines:?}");

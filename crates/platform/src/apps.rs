@@ -11,10 +11,11 @@ pub struct AppRules {
     pub terminal_classes: &'static [&'static str],
     /// Web browsers by the application name accessibility reports, lower case, matched as whole
     /// words ("Google Chrome" holds "chrome"; "Archive Utility" does not hold "arc").
-    pub browsers: &'static [&'static str],
+    pub browsers: Vec<&'static str>,
 }
 
-const LINUX_BROWSERS: &[&str] = &[
+/// Browsers every desktop may run, by the name their accessibility tree gives the application.
+const CROSS_PLATFORM_BROWSERS: &[&str] = &[
     "chromium",
     "chrome",
     "firefox",
@@ -25,28 +26,13 @@ const LINUX_BROWSERS: &[&str] = &[
     "librewolf",
     "waterfox",
     "qutebrowser",
-    "epiphany",
-    "falkon",
-    "konqueror",
-    "midori",
 ];
 
-const MACOS_BROWSERS: &[&str] = &[
-    "chromium",
-    "chrome",
-    "firefox",
-    "brave",
-    "microsoft edge",
-    "vivaldi",
-    "opera",
-    "librewolf",
-    "waterfox",
-    "qutebrowser",
-    "safari",
-    "arc",
-    "orion",
-    "duckduckgo",
-];
+/// Browsers only Linux desktops run.
+const LINUX_ONLY_BROWSERS: &[&str] = &["epiphany", "falkon", "konqueror", "midori"];
+
+/// Browsers only Macs run.
+const MACOS_ONLY_BROWSERS: &[&str] = &["safari", "arc", "orion", "duckduckgo"];
 
 /// Bundle identifiers (lower case) of macOS terminal emulators: what the macOS backend reports as a
 /// window's class.
@@ -66,12 +52,18 @@ pub const MACOS_TERMINAL_BUNDLES: &[&str] = &[
 impl AppRules {
     /// A Linux desktop: terminals by X11 class or Wayland app id ([`crate::paste::TERMINAL_CLASSES`]).
     pub fn linux() -> Self {
-        AppRules { terminal_classes: crate::paste::TERMINAL_CLASSES, browsers: LINUX_BROWSERS }
+        AppRules {
+            terminal_classes: crate::paste::TERMINAL_CLASSES,
+            browsers: [CROSS_PLATFORM_BROWSERS, LINUX_ONLY_BROWSERS].concat(),
+        }
     }
 
     /// A macOS desktop: terminals by bundle id (Terminal.app, iTerm2, …), Safari among the browsers.
     pub fn macos() -> Self {
-        AppRules { terminal_classes: MACOS_TERMINAL_BUNDLES, browsers: MACOS_BROWSERS }
+        AppRules {
+            terminal_classes: MACOS_TERMINAL_BUNDLES,
+            browsers: [CROSS_PLATFORM_BROWSERS, MACOS_ONLY_BROWSERS].concat(),
+        }
     }
 
     /// Whether a window class names a terminal emulator here.
@@ -99,20 +91,6 @@ fn words(s: &str) -> Vec<String> {
 mod tests {
     use super::*;
 
-    /// Browsers every desktop may run, by the name their accessibility tree gives the application.
-    const CROSS_PLATFORM_BROWSERS: &[&str] = &[
-        "chromium",
-        "chrome",
-        "firefox",
-        "brave",
-        "microsoft edge",
-        "vivaldi",
-        "opera",
-        "librewolf",
-        "waterfox",
-        "qutebrowser",
-    ];
-
     #[test]
     fn each_os_knows_its_own_terminals_and_browsers() {
         let linux = AppRules::linux();
@@ -134,14 +112,15 @@ mod tests {
 
     #[test]
     fn the_lists_are_lower_case_distinct_and_share_the_cross_platform_browsers() {
-        for list in [LINUX_BROWSERS, MACOS_BROWSERS, MACOS_TERMINAL_BUNDLES, CROSS_PLATFORM_BROWSERS] {
+        let (linux, mac) = (AppRules::linux().browsers, AppRules::macos().browsers);
+        for list in [&linux[..], &mac[..], MACOS_TERMINAL_BUNDLES] {
             for (i, c) in list.iter().enumerate() {
                 assert_eq!(*c, c.to_lowercase(), "{c}");
                 assert!(!list[i + 1..].contains(c), "{c} twice");
             }
         }
         for b in CROSS_PLATFORM_BROWSERS {
-            assert!(LINUX_BROWSERS.contains(b) && MACOS_BROWSERS.contains(b), "{b}");
+            assert!(linux.contains(b) && mac.contains(b), "{b}");
         }
     }
 }
