@@ -120,7 +120,7 @@ impl SandboxProcesses {
         let mut tracked: BTreeMap<u32, (u64, String)> = BTreeMap::new();
         let mut ended: BTreeMap<u32, ClosedApp> = BTreeMap::new();
         let mut terminated: BTreeSet<u32> = BTreeSet::new();
-        let mut sockets: Option<Vec<PathBuf>> = None;
+        let mut sockets: Option<Vec<crate::sockets::NotedSocket>> = None;
         loop {
             let now = Instant::now();
             for app in self.apps() {

@@ -1519,7 +1519,7 @@ impl Sandbox {
         let mut tracked = BTreeMap::new();
         let mut terminated = BTreeSet::new();
         let mut killed = BTreeSet::new();
-        let mut sockets: Option<Vec<PathBuf>> = None;
+        let mut sockets: Option<Vec<crate::sockets::NotedSocket>> = None;
         let survivors = loop {
             // Re-scanned every round: a process may fork while others are shutting down.
             self.track_live(&mut tracked);

@@ -3,13 +3,45 @@
 //! Most apps put their sockets under `TMPDIR` or `XDG_RUNTIME_DIR`, which lie inside the sandbox's
 //! root and go with it. Some do not: LibreOffice binds `/tmp/OSL_PIPE_<uid>_SingleOfficeIPC_<hash>`
 //! whatever `TMPDIR` says, and a process ended at stop leaves its socket file behind (only a clean
-//! exit unlinks it). So the stop notes, while the processes still run, which socket paths they
+//! exit unlinks it). So the stop notes, while the processes still run, which socket files they
 //! listen on, and removes those files once their owners are gone and nothing listens there any more.
+//!
+//! Only the very file that was noted is ever removed (same device, inode and change time): once its
+//! owner has gone, another program may bind a new socket at the same path — another sandbox's X
+//! server takes the display number this one just gave up — and that file is not ours to delete.
+//! The X server's own socket is left out altogether: it goes with the display's lock file
+//! (`x11::remove_stale`), whose protocol says whom it belongs to.
 
 use std::collections::BTreeSet;
 use std::fs;
-use std::os::unix::fs::FileTypeExt;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
+
+/// A socket file as it was when noted: removed later only if the path still names this file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct NotedSocket {
+    pub(crate) path: PathBuf,
+    file: FileId,
+}
+
+/// What tells one file from a later one at the same path: inode numbers are reused at once, the
+/// change time with its nanoseconds is not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileId {
+    dev: u64,
+    ino: u64,
+    ctime: (i64, i64),
+}
+
+impl FileId {
+    fn of(path: &Path) -> Option<FileId> {
+        let m = fs::symlink_metadata(path).ok()?;
+        m.file_type().is_socket().then(|| FileId { dev: m.dev(), ino: m.ino(), ctime: (m.ctime(), m.ctime_nsec()) })
+    }
+}
+
+/// Where X servers put their display sockets; see the module's note.
+const X_SOCKET_DIR: &str = "/tmp/.X11-unix";
 
 /// `__SO_ACCEPTCON` in `/proc/net/unix`'s Flags column: the socket is listening.
 const ACCEPTING: u32 = 0x0001_0000;
@@ -63,35 +95,42 @@ fn socket_inodes(pid: u32) -> Vec<u64> {
         .collect()
 }
 
-/// The paths outside `root` where processes `pids` listen, as the kernel lists them now.
-pub(crate) fn listened_outside(pids: &[u32], root: &Path) -> Vec<PathBuf> {
+/// The socket files outside `root` (and outside the X server's directory) where processes `pids`
+/// listen, as the kernel lists them now.
+pub(crate) fn listened_outside(pids: &[u32], root: &Path) -> Vec<NotedSocket> {
     let Ok(table) = fs::read_to_string("/proc/net/unix") else { return Vec::new() };
     let held: BTreeSet<u64> = pids.iter().flat_map(|&pid| socket_inodes(pid)).collect();
     let mut paths: Vec<PathBuf> = parse_net_unix(&table)
         .into_iter()
         .filter(|s| s.listening && held.contains(&s.inode))
         .filter_map(|s| s.path)
-        .filter(|p| !p.starts_with(root))
+        .filter(|p| worth_noting(p, root))
         .collect();
     paths.sort();
     paths.dedup();
-    paths
+    paths.into_iter().filter_map(|path| Some(NotedSocket { file: FileId::of(&path)?, path })).collect()
 }
 
-/// Removes those of `paths` that are still socket files nobody listens on (their listeners have
-/// exited); returns what it removed. A path some live socket is bound to is left alone.
-pub(crate) fn remove_abandoned(paths: &[PathBuf]) -> Vec<PathBuf> {
-    if paths.is_empty() {
+/// Outside the sandbox's root (which goes as a whole) and not an X display socket.
+fn worth_noting(path: &Path, root: &Path) -> bool {
+    !path.starts_with(root) && !path.starts_with(X_SOCKET_DIR)
+}
+
+/// Removes those of `noted` whose files are still there, unchanged, and nobody listens on (their
+/// listeners have exited); returns the paths it removed. A path some live socket is bound to, or
+/// that now names another file, is left alone.
+pub(crate) fn remove_abandoned(noted: &[NotedSocket]) -> Vec<PathBuf> {
+    if noted.is_empty() {
         return Vec::new();
     }
     let Ok(table) = fs::read_to_string("/proc/net/unix") else { return Vec::new() };
     let bound: BTreeSet<PathBuf> = parse_net_unix(&table).into_iter().filter_map(|s| s.path).collect();
-    paths
+    noted
         .iter()
-        .filter(|p| !bound.contains(*p))
-        .filter(|p| fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_socket()))
-        .filter(|p| fs::remove_file(p).is_ok())
-        .cloned()
+        .filter(|n| !bound.contains(&n.path))
+        .filter(|n| FileId::of(&n.path) == Some(n.file))
+        .filter(|n| fs::remove_file(&n.path).is_ok())
+        .map(|n| n.path.clone())
         .collect()
 }
 
@@ -123,6 +162,73 @@ not a row
                 UnixSocket { inode: 40125, listening: true, path: path("/tmp/a name with spaces") },
             ]
         );
+    }
+
+    /// A directory of this test's own, removed when dropped.
+    struct Scratch(PathBuf);
+
+    impl Scratch {
+        fn new(name: &str) -> Scratch {
+            let dir = std::env::temp_dir().join(format!("handrail-sockets-test-{}-{name}", std::process::id()));
+            let _ = fs::remove_dir_all(&dir);
+            fs::create_dir_all(&dir).expect("creates a scratch directory");
+            Scratch(dir)
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// A socket file at `path` that nobody listens on any more (its listener was dropped).
+    fn abandoned_socket(path: &Path) {
+        drop(std::os::unix::net::UnixListener::bind(path).expect("binds"));
+        assert!(FileId::of(path).is_some(), "the file stays after its listener is gone");
+    }
+
+    fn note(path: &Path) -> NotedSocket {
+        NotedSocket { path: path.to_path_buf(), file: FileId::of(path).expect("a socket file") }
+    }
+
+    #[test]
+    fn the_noted_file_is_removed_once_nobody_listens() {
+        let dir = Scratch::new("noted");
+        let path = dir.0.join("app.sock");
+        let listener = std::os::unix::net::UnixListener::bind(&path).expect("binds");
+        let noted = vec![note(&path)];
+        assert!(remove_abandoned(&noted).is_empty(), "still listened on");
+        assert!(path.exists());
+        drop(listener);
+        assert_eq!(remove_abandoned(&noted), vec![path.clone()]);
+        assert!(!path.exists());
+    }
+
+    /// Another program took the path after the noted listener left (a new X server on the display
+    /// number just given up, bound between the stop's look at the kernel's table and its unlink):
+    /// its file is a different one and stays, whether or not it listens yet.
+    #[test]
+    fn a_new_file_at_a_noted_path_is_someone_elses() {
+        let dir = Scratch::new("newcomer");
+        let path = dir.0.join("X90");
+        abandoned_socket(&path);
+        let noted = vec![note(&path)];
+        // Bound beside it and moved over it, so that the newcomer's file exists while the old one
+        // does and cannot share its inode whatever the file system's clock resolution.
+        let newcomer = dir.0.join("X90.new");
+        abandoned_socket(&newcomer);
+        fs::rename(&newcomer, &path).expect("takes the path");
+        assert_eq!(remove_abandoned(&noted), Vec::<PathBuf>::new());
+        assert!(path.exists(), "the newcomer's socket is still there");
+    }
+
+    #[test]
+    fn x_display_sockets_and_the_sandboxs_own_are_not_noted() {
+        let root = Path::new("/tmp/handrail-sandbox-1-a");
+        assert!(!worth_noting(Path::new("/tmp/.X11-unix/X90"), root));
+        assert!(!worth_noting(&root.join("run/bus"), root));
+        assert!(worth_noting(Path::new("/tmp/OSL_PIPE_0_SingleOfficeIPC_3ffe97b0"), root));
     }
 
     proptest! {

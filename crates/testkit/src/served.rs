@@ -25,7 +25,7 @@ impl std::fmt::Debug for Served {
 
 impl Served {
     /// Starts `binary serve --http 127.0.0.1:0 ARGS` with `envs` added, and waits (at most 90 s) until
-    /// it listens. Panics with its stderr if it does not.
+    /// it listens. Panics with its stderr if it does not (at once when it exits).
     pub fn start(binary: &str, args: &[&str], envs: &[(String, String)]) -> Served {
         let mut child = Command::new(binary)
             .args(["serve", "--http", "127.0.0.1:0"])
@@ -48,7 +48,7 @@ impl Served {
             });
         }
         let mut served = Served { child, url: String::new(), stderr };
-        let url = served.wait_for_log(Duration::from_secs(90), |l| l.contains("MCP at http://"));
+        let url = served.wait_for_listening(Duration::from_secs(90));
         match url.as_deref().and_then(|l| l.split("MCP at ").nth(1)).and_then(|r| r.split_whitespace().next()) {
             Some(url) => served.url = url.to_string(),
             None => {
@@ -58,6 +58,26 @@ impl Served {
             }
         }
         served
+    }
+
+    /// The line announcing the URL, or `None` once the server has exited (its stderr is then
+    /// complete) or `within` has passed.
+    fn wait_for_listening(&mut self, within: Duration) -> Option<String> {
+        let deadline = Instant::now() + within;
+        loop {
+            let exited = matches!(self.child.try_wait(), Ok(Some(_)));
+            if exited {
+                // The stderr reader may still be taking in the last lines.
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            if let Some(line) = self.log().into_iter().find(|l| l.contains("MCP at http://")) {
+                return Some(line);
+            }
+            if exited || Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     pub fn pid(&self) -> u32 {
