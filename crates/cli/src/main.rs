@@ -7,6 +7,8 @@ mod desktops;
 #[cfg(target_os = "linux")]
 mod gnome_extension;
 #[cfg(target_os = "linux")]
+mod osworld;
+#[cfg(target_os = "linux")]
 mod sandbox;
 mod serve;
 #[cfg(target_os = "linux")]

@@ -116,6 +116,18 @@ pub struct ServeArgs {
     /// bearer token, even on loopback, and never answer a browser.
     #[arg(long, requires_all = ["sandbox", "http"])]
     setup_endpoints: bool,
+    #[cfg(target_os = "linux")]
+    /// Also serve OSWorld's guest API for the sandbox at this address (its own port, as OSWorld's
+    /// harness expects: screenshots, the accessibility tree as XML, commands, files, windows), so
+    /// OSWorld's tasks run on this desktop. It needs the bearer token on every request and never
+    /// answers a browser. The python package's `handrail.osworld` provider starts it.
+    #[arg(long, value_name = "ADDR", requires_all = ["sandbox", "http"])]
+    osworld_guest: Option<SocketAddr>,
+    #[cfg(target_os = "linux")]
+    /// A folder searched first for the programs OSWorld's commands name (its `python` with
+    /// pyautogui, `google-chrome`): scripts/setup-osworld makes one.
+    #[arg(long, value_name = "DIR", requires = "osworld_guest")]
+    osworld_bin: Option<PathBuf>,
     /// How results carry their screenshot: inline (in the result), resource (a link the host reads
     /// with resources/read; keeps results small for hosts that cap them) or none. A call's `image`
     /// argument overrides it for that call.
@@ -261,10 +273,12 @@ pub fn run(args: ServeArgs) -> Result<()> {
     let config = config(&args)?;
     let token = token(&args)?;
     #[cfg(target_os = "linux")]
-    if args.setup_endpoints && token.is_none() {
+    if (args.setup_endpoints || args.osworld_guest.is_some()) && token.is_none() {
         // Commands run inside the desktop are for the harness alone, not for whatever else can
         // reach a loopback port.
-        bail!("--setup-endpoints needs a bearer token (HANDRAIL_TOKEN or --token-file), even on loopback");
+        bail!(
+            "--setup-endpoints and --osworld-guest need a bearer token (HANDRAIL_TOKEN or --token-file), even on loopback"
+        );
     }
     let sealer = sealer(&args)?;
     let sees = config.vision == handrail_core::Vision::Capable;
@@ -315,6 +329,13 @@ pub fn run(args: ServeArgs) -> Result<()> {
         .map(|setup| std::sync::Arc::new(crate::setup::SandboxSetup(setup)) as handrail_mcp::TaskSetup);
     #[cfg(not(target_os = "linux"))]
     let task_setup = None;
+    #[cfg(target_os = "linux")]
+    let guest = match (args.osworld_guest, &token) {
+        (Some(addr), Some(token)) => {
+            Some(crate::osworld::serve(WHO, &running, addr, token, args.osworld_bin.as_deref())?)
+        }
+        _ => None,
+    };
     let options = ServerOptions { warm_up: true, desktop_check: running.desktop_check(), task_setup, ..options };
     let server = HandrailServer::start(calls, options).context("starting the engine thread")?;
     let handle = server.clone();
@@ -341,6 +362,9 @@ pub fn run(args: ServeArgs) -> Result<()> {
             })
         }
     };
+    // The guest reads the sandbox: it stops first.
+    #[cfg(target_os = "linux")]
+    drop(guest);
     let stopped = running.stop();
     if let Some(dir) = args.trace.clone().or_else(|| handle.task_trace_dir()) {
         let dir = &dir;

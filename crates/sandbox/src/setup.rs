@@ -167,18 +167,45 @@ impl TaskSetup {
         cmd
     }
 
+    /// The same hands, with `dir` searched first for programs (a harness's own interpreters and
+    /// tools, say).
+    pub fn with_path_first(&self, dir: &Path) -> TaskSetup {
+        let mut env: Vec<(String, String)> = self.env.iter().filter(|(k, _)| k != "PATH").cloned().collect();
+        let rest = self
+            .env
+            .iter()
+            .find(|(k, _)| k == "PATH")
+            .map(|(_, v)| v.clone())
+            .or_else(|| std::env::var("PATH").ok())
+            .unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".to_string());
+        env.push(("PATH".to_string(), format!("{}:{rest}", dir.display())));
+        TaskSetup { home: self.home.clone(), env }
+    }
+
+    /// [`TaskSetup::run`] in `cwd` (which must be inside the home) instead of the home itself.
+    pub fn run_in(&self, argv: &[String], wait: Option<Duration>, cwd: &Path) -> Result<RunOutcome, SetupError> {
+        if !cwd.starts_with(&self.home) {
+            return Err(SetupError::BadPath(format!("{} is outside the home", cwd.display())));
+        }
+        self.run_from(argv, wait, cwd)
+    }
+
     /// Runs `argv` in the sandbox. With `wait`, waits at most that long for it to exit (then kills it
     /// and what it started: it runs in a process group of its own) and answers with its output; what
     /// it started in the background and left running when it exited in time runs on. Without `wait`,
     /// answers once it started and leaves it running. Either way what runs on is one of the sandbox's
     /// apps: a reset closes it.
     pub fn run(&self, argv: &[String], wait: Option<Duration>) -> Result<RunOutcome, SetupError> {
+        self.run_from(argv, wait, &self.home)
+    }
+
+    fn run_from(&self, argv: &[String], wait: Option<Duration>, cwd: &Path) -> Result<RunOutcome, SetupError> {
         let (program, args) = argv.split_first().ok_or(SetupError::EmptyCommand)?;
         if program.is_empty() {
             return Err(SetupError::EmptyCommand);
         }
         let mut cmd = self.command(program);
-        cmd.args(args).stdin(Stdio::null()).process_group(0);
+        cmd.args(args).current_dir(cwd).stdin(Stdio::null()).process_group(0);
         let t0 = Instant::now();
         let Some(limit) = wait else {
             let child = cmd

@@ -368,6 +368,21 @@ impl Running {
         self.sandbox.as_ref().map(|s| s.task_setup())
     }
 
+    /// A second view of the sandbox's desktop for a harness's own reads (screenshots, the
+    /// accessibility tree) beside the engine's, without OCR or a browser of its own; `None` for
+    /// other desktops.
+    pub fn harness_view(&self) -> Option<Result<Desktop>> {
+        let sandbox = self.sandbox.as_ref()?;
+        let launch = LaunchEnv::new(sandbox.env(), sandbox_browser_profile(sandbox));
+        let accessibility: Box<dyn Accessibility> = if sandbox.options().accessibility {
+            Box::new(handrail_atspi::AtspiSource::new(sandbox.bus_address()))
+        } else {
+            Box::new(NoAccessibility)
+        };
+        let session = Session::of_sandbox(sandbox, launch);
+        Some(connect(session, accessibility, Box::new(NoOcr)).doing("opening a second view of the sandbox desktop"))
+    }
+
     /// Whether the sandbox's own processes still run (for liveness); `None` for other desktops.
     pub fn desktop_check(&self) -> Option<DesktopCheck> {
         let processes = self.sandbox.as_ref()?.process_handle();
