@@ -62,6 +62,27 @@ impl Home {
         }
     }
 
+    /// Text a command or app wrote (its output, a window's title): the private home's path named as
+    /// the task home, so that what an evaluator compares reads as it would in OSWorld's VM.
+    pub fn show_text(&self, text: &str) -> String {
+        let real = self.real.to_string_lossy();
+        if real.is_empty() || real == "/" {
+            return text.to_string();
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(i) = rest.find(real.as_ref()) {
+            let after = rest[i + real.len()..].chars().next();
+            // Only the path itself, not a longer name that starts with it (`…/home2`).
+            let whole = after.is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.'));
+            out.push_str(&rest[..i]);
+            out.push_str(if whole { TASK_HOME } else { &real });
+            rest = &rest[i + real.len()..];
+        }
+        out.push_str(rest);
+        out
+    }
+
     /// One argument of a command: `~/…`, `/home/user` and `/home/user/…` moved onto the private
     /// home (as OSWorld's guest expands `~/` in arguments itself).
     pub fn argument(&self, arg: &str) -> String {
@@ -134,6 +155,17 @@ mod tests {
             "cd /tmp/handrail-sandbox-7-x/home && cp '/tmp/handrail-sandbox-7-x/home/a' /home/username/b --out=/tmp/handrail-sandbox-7-x/home/c"
         );
         assert_eq!(h.shell_line("x/home/user y"), "x/home/user y");
+    }
+
+    #[test]
+    fn output_names_the_task_home() {
+        let h = home();
+        assert_eq!(
+            h.show_text("/tmp/handrail-sandbox-7-x/home/Documents/a.txt\n/tmp/handrail-sandbox-7-x/home\n"),
+            "/home/user/Documents/a.txt\n/home/user\n"
+        );
+        assert_eq!(h.show_text("/tmp/handrail-sandbox-7-x/home2/x"), "/tmp/handrail-sandbox-7-x/home2/x");
+        assert_eq!(h.show_text("nothing here"), "nothing here");
     }
 
     proptest! {

@@ -64,9 +64,14 @@ fn run(ctx: &Ctx, argv: &[String], timeout: Duration) -> Result<Ran, Answer> {
             500,
             run_failure(argv, &crate::GuestError::Failed(String::new()), timeout, Some(&ran)),
         )),
-        Ok(ran) => Ok(ran),
+        Ok(ran) => Ok(shown(ctx, ran)),
         Err(e) => Err(Answer::status_error(500, run_failure(argv, &e, timeout, None))),
     }
+}
+
+/// What a command wrote, with the private home named as the task home.
+fn shown(ctx: &Ctx, ran: Ran) -> Ran {
+    Ran { stdout: ctx.home.show_text(&ran.stdout), stderr: ctx.home.show_text(&ran.stderr), ..ran }
 }
 
 pub(super) fn execute(ctx: &Ctx) -> Answer {
@@ -183,7 +188,7 @@ pub(super) fn run_python(ctx: &Ctx) -> Answer {
         Err(a) => return a,
     };
     let path = ctx.home.real().join(&script).to_string_lossy().into_owned();
-    let outcome = ctx.desktop.run(&["python3".to_string(), path], PYTHON_TIMEOUT, None);
+    let outcome = ctx.desktop.run(&["python3".to_string(), path], PYTHON_TIMEOUT, None).map(|r| shown(ctx, r));
     remove_script(ctx, &script);
     match outcome {
         Ok(ran) if ran.timed_out => Answer::json(
@@ -245,7 +250,7 @@ pub(super) fn run_bash_script(ctx: &Ctx) -> Answer {
     let path = ctx.home.real().join(&file).to_string_lossy().into_owned();
     let argv = ["/bin/bash".to_string(), "-c".to_string(), "exec /bin/bash \"$0\" 2>&1".to_string(), path];
     let limit = Duration::from_secs_f64(timeout);
-    let outcome = ctx.desktop.run(&argv, limit, cwd.as_deref());
+    let outcome = ctx.desktop.run(&argv, limit, cwd.as_deref()).map(|r| shown(ctx, r));
     remove_script(ctx, &file);
     match outcome {
         Ok(ran) if ran.timed_out => failed(500, format!("Script execution timed out after {timeout} seconds")),

@@ -18,7 +18,8 @@ pub(super) fn screenshot(ctx: &Ctx) -> Answer {
 
 pub(super) fn accessibility(ctx: &Ctx) -> Answer {
     match ctx.desktop.accessibility() {
-        Ok(snapshot) => Answer::json(200, &json!({ "AT": accessibility_xml(&snapshot) })),
+        // Window titles and fields that show a path show the task home's.
+        Ok(snapshot) => Answer::json(200, &json!({ "AT": ctx.home.show_text(&accessibility_xml(&snapshot)) })),
         Err(e) => Answer::error(500, format!("could not read the accessibility tree: {e}")),
     }
 }
@@ -33,7 +34,7 @@ pub(super) fn terminal(ctx: &Ctx) -> Answer {
         .nodes
         .iter()
         .find(|n| n.role == Some(Role::Terminal) && n.states.contains(States::FOCUSED))
-        .map(|n| n.value.clone().unwrap_or_else(|| n.name.clone()).trim_end().to_string());
+        .map(|n| ctx.home.show_text(n.value.as_deref().unwrap_or(&n.name).trim_end()));
     Answer::json(200, &json!({ "output": output, "status": "success" }))
 }
 
