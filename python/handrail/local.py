@@ -31,7 +31,8 @@ class LocalDesktop:
 
     `url` is its MCP endpoint and `token` its bearer token (a fresh one; `token=False`: none, which
     loopback allows); `wait_ready()` returns once `/readyz` says the desktop has been observed. Extra `serve` arguments go in `args` (e.g.
-    `["--task-traces", "traces"]`), a program to start inside the desktop in `launch`.
+    `["--task-traces", "traces"]`), a program to start inside the desktop in `launch`. With
+    `--osworld-guest` among them, `osworld_guest` is the guest API's base URL (`http://host:port`).
     """
 
     def __init__(self, binary: Optional[str] = None, args: Sequence[str] = (), launch: Sequence[str] = (),
@@ -51,7 +52,9 @@ class LocalDesktop:
                                      stderr=subprocess.PIPE, text=True, env=child_env)
         self.log: list[str] = []
         self.url: Optional[str] = None
+        self.osworld_guest: Optional[str] = None
         self.display: Optional[str] = None
+        wants_guest = any(a == "--osworld-guest" or a.startswith("--osworld-guest=") for a in args)
         listening = threading.Event()
 
         # Drained for the whole life of the server: a full pipe would stall it.
@@ -63,11 +66,15 @@ class LocalDesktop:
                     self.display = m.group(1)
                 if m := re.search(r"MCP at (\S+)", line):
                     self.url = m.group(1)
+                if m := re.search(r"OSWorld guest at (\S+)", line):
+                    self.osworld_guest = m.group(1)
+                # The two listeners announce themselves in either order.
+                if self.url and (self.osworld_guest or not wants_guest):
                     listening.set()
             listening.set()
 
         threading.Thread(target=drain, daemon=True).start()
-        if not listening.wait(startup_timeout) or not self.url:
+        if not listening.wait(startup_timeout) or not self.url or (wants_guest and not self.osworld_guest):
             self.stop()
             raise RuntimeError("handrail serve did not start:\n" + "\n".join(self.log[-30:]))
         self.base = self.url[: -len("/mcp")]

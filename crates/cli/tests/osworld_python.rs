@@ -1,0 +1,48 @@
+//! OSWorld's own harness (`desktop-env`, unmodified) on this build's desktops: the `handrail` provider
+//! and its patches, tasks in OSWorld's format scored 0 untouched and 1 once solved, and the `computer`
+//! tool as OSWorld's action space with the misbehaviour tasks its guards stop
+//! (`python/tests/test_osworld.py`, `python/tests/test_osworld_actions.py`).
+//!
+//! They run with the Python of the virtualenv `scripts/setup-osworld` makes (desktop-env without its
+//! gigabytes of declared dependencies): `HANDRAIL_OSWORLD_VENV`, by default
+//! `/var/cache/handrail/osworld-venv`; the package is imported from the working tree.
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use common::tools::{show, workspace};
+
+fn venv_python() -> PathBuf {
+    let venv = std::env::var_os("HANDRAIL_OSWORLD_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/var/cache/handrail/osworld-venv"));
+    let python = venv.join("bin/python");
+    assert!(python.exists(), "{} is missing: run scripts/setup-osworld first", python.display());
+    python
+}
+
+#[test]
+fn osworlds_harness_runs_its_tasks_on_handrail_desktops() {
+    let python = venv_python();
+    let out = Command::new(&python)
+        .current_dir(workspace())
+        .env("PYTHONPATH", workspace().join("python"))
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("HANDRAIL_BIN", env!("CARGO_BIN_EXE_handrail"))
+        .env("HANDRAIL_OSWORLD_BIN", python.parent().unwrap_or(&python))
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs"])
+        .args(["python/tests/test_osworld.py", "python/tests/test_osworld_actions.py"])
+        .output()
+        .expect("pytest runs");
+    assert!(out.status.success(), "the OSWorld tests failed\n{}", show(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stdout.contains("skipped"), "every OSWorld test must run\n{}", show(&out));
+    let passed = stdout
+        .lines()
+        .rev()
+        .find_map(|l| l.split(" passed").next().and_then(|n| n.rsplit(' ').next()).and_then(|n| n.parse::<u32>().ok()));
+    assert!(passed.is_some_and(|n| n >= 22), "fewer tests ran than there are\n{}", show(&out));
+}
