@@ -1,0 +1,650 @@
+"""Scripted solutions of handrail's own OSWorld tasks (`tasks/<domain>/<id>.json`), one per task id,
+acting only through the `computer` tool: observe, then click, type and press keys on elements of
+the newest observation, as an agent would. They prove each task solvable on a handrail desktop;
+nothing here writes the task's files another way.
+
+    async with Computer(url, token) as computer:
+        computer.new_turn(task["id"], intent=task["instruction"])
+        await solve(computer, task)
+
+Keyboard paths are preferred where an app has them: LibreOffice Calc's Name Box (ctrl+shift+F5) to
+reach a cell, LibreOffice's menus through F10 (it reports its toolbars' places off by the menu bar's
+height at times), its dialogs through their labelled fields and buttons.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Awaitable, Callable, Optional, Union
+
+from ..client import Computer
+from ..results import ComputerResult, Element, Observation
+
+Solution = Callable[[Computer, dict], Awaitable[None]]
+SOLUTIONS: dict[str, Solution] = {}
+
+
+def solution(task_id: str) -> Callable[[Solution], Solution]:
+    def register(fn: Solution) -> Solution:
+        if task_id in SOLUTIONS:
+            raise ValueError(f"two solutions for task {task_id}")
+        SOLUTIONS[task_id] = fn
+        return fn
+
+    return register
+
+
+async def solve(computer: Computer, task: dict) -> None:
+    """Runs task `task`'s solution on the desktop `computer` works."""
+    await SOLUTIONS[task["id"]](computer, task)
+
+
+class NotSolved(AssertionError):
+    """A step of a solution did not find what it needed on the screen."""
+
+
+# ---- looking ------------------------------------------------------------------------------------
+
+def elements(obs: Observation, label: Optional[str] = None, role: Union[str, tuple, None] = None, *,
+             contains: Optional[str] = None, state: Optional[str] = None) -> list[Element]:
+    """Elements by exact label, label part, role (or one of several) and state (any left out matches)."""
+    roles = (role,) if isinstance(role, str) else role
+    return [e for e in obs.elements
+            if (label is None or e.label == label)
+            and (contains is None or contains in e.label)
+            and (roles is None or e.role in roles)
+            and (state is None or state in e.states)]
+
+
+async def wait_for(computer: Computer, find: Callable[[Observation], object], what: str,
+                   timeout: float = 30.0) -> tuple[Observation, object]:
+    """Observes until `find(observation)` is truthy; the observation and what it found. Apps start
+    and dialogs open at their own pace, so a solution waits for what it acts on."""
+    deadline = time.monotonic() + timeout
+    # Every action returns a fresh observation: look at that one before observing again.
+    obs = computer.latest
+    while True:
+        if obs is None:
+            obs = _observed(await computer.see())
+        found = find(obs)
+        if found:
+            return obs, found
+        if time.monotonic() > deadline:
+            names = sorted({f"{e.role} {e.label!r}" for e in obs.elements if e.label})[:60]
+            raise NotSolved(f"no {what} within {timeout:.0f} s; window {obs.window!r}, elements {names}")
+        await asyncio.sleep(0.3)
+        obs = None
+
+
+def _observed(result: ComputerResult) -> Observation:
+    if result.observation is None:
+        raise NotSolved(f"the computer tool returned no observation: {result.text}")
+    return result.observation
+
+
+def _ok(result: ComputerResult, what: str) -> ComputerResult:
+    if not result.ok:
+        raise NotSolved(f"{what}: {result.tag} {result.text[:500]}")
+    return result
+
+
+async def click_found(computer: Computer, find: Callable[[Observation], list[Element]], what: str, *,
+                      timeout: float = 30.0, button: str = "click") -> ComputerResult:
+    """Waits for `find` to list elements and clicks the first. A target that moved while the app
+    laid itself out is refused as stale: it is found again and clicked then."""
+    for _ in range(5):
+        _, found = await wait_for(computer, find, what, timeout)
+        result = await computer.click(found[0], button=button)
+        if result.status != "stale":
+            break
+        await asyncio.sleep(0.3)
+    return _ok(result, f"click {what}")
+
+
+async def click(computer: Computer, label: str, role: Union[str, tuple, None] = None, *, contains: bool = False,
+                what: Optional[str] = None, timeout: float = 30.0, button: str = "click") -> ComputerResult:
+    """Waits for the element (by label, or label part with `contains`) and clicks it."""
+    key = dict(contains=label) if contains else dict(label=label)
+    return await click_found(computer, lambda o: elements(o, role=role, **key), what or f"{role or ''} {label!r}",
+                             timeout=timeout, button=button)
+
+
+async def key(computer: Computer, keys: str) -> ComputerResult:
+    return _ok(await computer.key(keys), f"key {keys}")
+
+
+async def type_text(computer: Computer, text: str, element: Optional[Element] = None) -> ComputerResult:
+    """Types `text`; a Tab in it is pressed as a key of its own (the tool types no Tab inside text:
+    what follows would land in an element it cannot check first)."""
+    parts = text.split("\t")
+    result = _ok(await computer.type(parts[0], element), f"type {parts[0]!r}") if parts[0] else None
+    for part in parts[1:]:
+        result = await key(computer, "Tab")
+        if part:
+            result = _ok(await computer.type(part), f"type {part!r}")
+    return result
+
+
+async def window(computer: Computer, title_part: str, timeout: float = 60.0) -> Observation:
+    """Waits until a window whose title holds `title_part` is the active one."""
+    obs, _ = await wait_for(computer, lambda o: title_part in (o.window or ""), f"window {title_part!r}", timeout)
+    return obs
+
+
+def dialogs(obs: Observation, title: str) -> list[Element]:
+    """The dialog (or its window) titled `title`."""
+    return [e for e in obs.elements if e.label == title and e.role in ("dialog", "window", "alert")]
+
+
+async def dialog_closed(computer: Computer, title: str, timeout: float = 15.0) -> None:
+    await wait_for(computer, lambda o: not dialogs(o, title), f"the {title} dialog to close", timeout)
+
+
+# ---- LibreOffice ----------------------------------------------------------------------------------
+
+async def lo_document(computer: Computer, name: str) -> Observation:
+    """Waits for LibreOffice's window of document `name` and its document area (it draws its
+    toolbars before the document loads)."""
+    return (await wait_for(
+        computer, lambda o: name in (o.window or "") and elements(o, role="document") and o,
+        f"LibreOffice with {name}", 60))[0]
+
+
+MENU_ROLES = ("menu", "menu_item", "check_menu_item", "radio_menu_item")
+
+
+async def lo_menu(computer: Computer, top: str, *path: str) -> None:
+    """Opens menu `top` of LibreOffice's menu bar and clicks `path` down its submenus. The menu bar
+    is reached with F10 and the arrow keys: LibreOffice reports its toolbars' and menu bar's places
+    off by the menu bar's height at times, while the menus it pops up are where it says."""
+    obs = computer.latest or _observed(await computer.see())
+    bar: list[str] = []
+    for e in sorted(elements(obs, role="menu"), key=lambda e: e.bounds[0]):
+        if e.bounds[1] < 60 and e.label and e.label not in bar:
+            bar.append(e.label)
+    if top not in bar:
+        raise NotSolved(f"no menu {top!r} in LibreOffice's menu bar {bar}")
+    i = bar.index(top)
+    await key(computer, "F10")  # opens the first menu
+    steps = ["Right"] * i if i <= len(bar) - i else ["Left"] * (len(bar) - i)
+    for step in steps:
+        await key(computer, step)
+    for item in path:
+        await click(computer, item, MENU_ROLES, what=f"menu entry {item!r} under {top!r}")
+
+
+async def keep_format(computer: Computer) -> None:
+    """Answers LibreOffice's "Keep current format" question, asked when a document is saved in a
+    Microsoft format, with the Microsoft format ("Use Excel 2007–365!", "Use Word …"); then waits
+    for the dialog to go."""
+
+    def keep(o: Observation) -> list[Element]:
+        return [e for e in elements(o, role="button") if e.label.startswith("Use ") and "ODF" not in e.label]
+
+    _, found = await wait_for(computer, keep, "the keep-format dialog")
+    _ok(await computer.click(found[0]), f"click {found[0].label!r}")
+    await wait_for(computer, lambda o: not keep(o), "the keep-format dialog to close", 15)
+
+
+async def save_keeping_format(computer: Computer) -> None:
+    await key(computer, "ctrl+s")
+    await keep_format(computer)
+
+
+async def calc_goto(computer: Computer, ref: str) -> None:
+    """Selects cell or range `ref` through the Name Box (ctrl+shift+F5 focuses it)."""
+    await key(computer, "ctrl+shift+F5")
+    await type_text(computer, f"{ref}\n")
+
+
+async def calc_enter(computer: Computer, ref: str, *values: str) -> None:
+    """Types `values` into `ref` and the cells below it (Return moves down)."""
+    await calc_goto(computer, ref)
+    await type_text(computer, "".join(f"{v}\n" for v in values))
+
+
+async def find_replace_all(computer: Computer, find: str, replace: str) -> None:
+    """Find and Replace (ctrl+h): every `find` becomes `replace`; the dialog is closed after."""
+    await key(computer, "ctrl+h")
+    _, fields = await wait_for(computer, lambda o: elements(o, "Find", "entry") and elements(o, "Replace", "entry")
+                               and (elements(o, "Find", "entry")[0], elements(o, "Replace", "entry")[0]),
+                               "the Find and Replace fields")
+    await type_text(computer, find, fields[0])
+    obs = _observed(await computer.see())
+    await type_text(computer, replace, elements(obs, "Replace", "entry")[0])
+    await click(computer, "Replace All", "button")
+    # Calc and Writer may report what was replaced in a window of its own.
+    obs = _observed(await computer.see())
+    if elements(obs, contains="Search Results"):
+        await click(computer, "Close", "button")
+    await click(computer, "Close", "button", what="the Find and Replace dialog's Close")
+    await dialog_closed(computer, "Find and Replace")
+
+
+# ---- a terminal ---------------------------------------------------------------------------------
+
+async def terminal(computer: Computer) -> None:
+    """Opens a terminal and waits until it takes typing."""
+    _ok(await computer.open_app("xfce4-terminal"), "open a terminal")
+    await wait_for(computer, lambda o: elements(o, role="terminal", state="focused"), "a focused terminal", 30)
+
+
+async def run_in_terminal(computer: Computer, *lines: str) -> None:
+    for line in lines:
+        await type_text(computer, line + "\n")
+
+
+# ==== the tasks ====================================================================================
+# Grouped by domain; each names its task in a line.
+
+# ---- os
+
+def _terminal_task(*lines: str) -> Solution:
+    async def run(c: Computer, task: dict) -> None:
+        await terminal(c)
+        await run_in_terminal(c, *lines)
+
+    return run
+
+
+for _task_id, _lines in {
+    "624c4d8e-b6d6-4114-9912-11fa197a579a": ["mkdir -p ~/Documents/projects/alpha"],
+    "7a82229d-273d-4943-a5e6-9e0d34304902": ["mv ~/notes.txt ~/notes-2024.txt"],
+    "f3ce866b-69fc-4e6f-8e4a-245a553957d5": ["chmod +x ~/run.sh"],
+    "a39a5445-eb7e-409c-99ee-691a0f93777f": ["mkdir -p ~/archive", "cp ~/inbox/*.txt ~/archive/"],
+    "2ccae280-2dc6-484a-8f28-4b33a1be0732": ["chmod 600 ~/secret.txt"],
+    "9dbc075e-f65d-4590-aaf8-08371ab9a6e0": ["wc -l < ~/data/log.txt > ~/count.txt"],
+    "d4fb23bd-1585-4c36-9d78-333393ce79fc": ["cd ~ && tar -czf report.tar.gz report"],
+    "cb939113-f48b-47de-a11d-2cb4dc9ed02d": ["ln -s ~/releases/v2 ~/latest"],
+    "f1538d01-f269-45e7-8981-39c1943a2d87": ["sed -i 's/^port=8000$/port=8080/' ~/app.conf"],
+}.items():
+    solution(_task_id)(_terminal_task(*_lines))
+
+
+# ---- libreoffice_calc
+
+@solution("c905ea34-0a2e-4aae-9c59-b898232dc397")  # SUM of Qty in B7 of inventory.xlsx
+async def _calc_sum(c: Computer, task: dict) -> None:
+    await lo_document(c, "inventory.xlsx")
+    await calc_enter(c, "B7", "=SUM(B2:B6)")
+    await save_keeping_format(c)
+
+
+@solution("8b29f7c7-7d93-49a3-a05c-17a353e65b2d")  # a row for Gaskets
+async def _calc_addrow(c: Computer, task: dict) -> None:
+    await lo_document(c, "inventory.xlsx")
+    await calc_enter(c, "A7", "Gaskets\t15")
+    await save_keeping_format(c)
+
+
+@solution("055adbfd-3525-4dc7-86e3-c83a3dda691d")  # Total = Price * Qty in column D
+async def _calc_total_col(c: Computer, task: dict) -> None:
+    await lo_document(c, "orders.xlsx")
+    await calc_enter(c, "D1", "Total", *[f"=B{r}*C{r}" for r in range(2, 6)])
+    await save_keeping_format(c)
+
+
+@solution("19c15dc5-033f-49b2-ab7b-9c519ceddc5c")  # rename Sheet1 to Sales
+async def _calc_rename_sheet(c: Computer, task: dict) -> None:
+    await lo_document(c, "sales.xlsx")
+    await lo_menu(c, "Sheet", "Rename Sheet...")
+    await wait_for(c, lambda o: dialogs(o, "Rename Sheet") and elements(o, role="entry", state="focused"),
+                   "the Rename Sheet name field")
+    await key(c, "ctrl+a")
+    await type_text(c, "Sales\n")
+    await dialog_closed(c, "Rename Sheet")
+    await save_keeping_format(c)
+
+
+@solution("86b30c2f-c1a6-4e1f-b453-d2820a379e22")  # bold header row
+async def _calc_bold_header(c: Computer, task: dict) -> None:
+    await lo_document(c, "sales.xlsx")
+    await calc_goto(c, "A1:C1")
+    await key(c, "ctrl+b")
+    await save_keeping_format(c)
+
+
+@solution("33dd9de9-cf5e-41cc-9c49-cce2428a1b90")  # freeze the first row
+async def _calc_freeze(c: Computer, task: dict) -> None:
+    await lo_document(c, "sales.xlsx")
+    await lo_menu(c, "View", "Freeze Cells", "Freeze First Row")
+    await save_keeping_format(c)
+
+
+@solution("7645914c-edea-4fd0-9f39-7fd8a5774080")  # sort by Name
+async def _calc_sort(c: Computer, task: dict) -> None:
+    await lo_document(c, "staff.xlsx")
+    await calc_goto(c, "A1:C7")
+    await lo_menu(c, "Data", "Sort Ascending")
+    await save_keeping_format(c)
+
+
+@solution("89116ce4-1b75-4f4c-92c2-515c5e89fc64")  # C2:C5 as percentages
+async def _calc_percent(c: Computer, task: dict) -> None:
+    await lo_document(c, "budget.xlsx")
+    await calc_goto(c, "C2:C5")
+    await key(c, "ctrl+shift+5")
+    await save_keeping_format(c)
+
+
+@solution("aaad7045-2630-4f18-b12a-b7057c82aca9")  # a row at the end of visits.csv
+async def _calc_csv(c: Computer, task: dict) -> None:
+    # LibreOffice asks how to read a CSV file first: its defaults (comma-separated) are right.
+    await click(c, "OK", "button", what="the Text Import dialog's OK")
+    await lo_document(c, "visits.csv")
+    await calc_enter(c, "A4", "2024-03\t410")
+    await save_keeping_format(c)
+
+
+@solution("6376ed56-facd-40ee-91bd-7d4f3d3d0f03")  # n/a -> 0
+async def _calc_replace(c: Computer, task: dict) -> None:
+    await lo_document(c, "stock.xlsx")
+    await find_replace_all(c, "n/a", "0")
+    await save_keeping_format(c)
+
+
+@solution("62b09d07-92d6-4109-87dc-8a336867c303")  # delete the Rivets row
+async def _calc_delete_row(c: Computer, task: dict) -> None:
+    await lo_document(c, "inventory.xlsx")
+    await calc_goto(c, "A6")
+    await lo_menu(c, "Sheet", "Delete Rows")
+    await save_keeping_format(c)
+
+
+# ---- libreoffice_writer
+
+@solution("1f4d9501-c38b-4050-9ac9-cbf9dd71bffb")  # colour -> color in letter.docx
+async def _writer_replace(c: Computer, task: dict) -> None:
+    await lo_document(c, "letter.docx")
+    await find_replace_all(c, "colour", "color")
+    await save_keeping_format(c)
+
+
+@solution("81bb05da-b455-4266-a90e-b04d1694271f")  # a P.S. paragraph at the end
+async def _writer_append(c: Computer, task: dict) -> None:
+    await lo_document(c, "letter.docx")
+    await key(c, "ctrl+End")
+    await type_text(c, "\nP.S. The samples are attached.")
+    await save_keeping_format(c)
+
+
+@solution("9d8f2361-dd57-4407-b8a6-e124d2bdfb55")  # center the title
+async def _writer_center(c: Computer, task: dict) -> None:
+    await lo_document(c, "report.docx")
+    await key(c, "ctrl+Home")
+    await key(c, "ctrl+e")
+    await save_keeping_format(c)
+
+
+@solution("6b1a25c2-747d-4288-be81-6df8870416c3")  # page break before paragraph 2
+async def _writer_pagebreak(c: Computer, task: dict) -> None:
+    await lo_document(c, "report.docx")
+    await key(c, "ctrl+Home")
+    await key(c, "Down")
+    await key(c, "Home")
+    await key(c, "ctrl+Return")
+    await save_keeping_format(c)
+
+
+@solution("6d144b89-a29c-4db5-8b65-f8b1ae60f940")  # strike the last paragraph through
+async def _writer_strike(c: Computer, task: dict) -> None:
+    await lo_document(c, "todo.docx")
+    await key(c, "ctrl+End")
+    await key(c, "shift+Home")
+    await lo_menu(c, "Format", "Text", "Strikethrough")
+    await save_keeping_format(c)
+
+
+@solution("0344ef08-5429-4572-9f6c-d30bded3511f")  # a 2x3 table at the end
+async def _writer_table(c: Computer, task: dict) -> None:
+    await lo_document(c, "plan.docx")
+    await key(c, "ctrl+End")
+    await key(c, "ctrl+F12")
+    _, rows = await wait_for(c, lambda o: dialogs(o, "Insert Table") and elements(o, "Rows", "spin_button"),
+                             "the Insert Table dialog's Rows field")
+    _ok(await c.click(rows[0], button="triple_click"), "select the number of rows")
+    await type_text(c, "3")
+    await click(c, "Insert", "button")
+    await dialog_closed(c, "Insert Table")
+    await type_text(c, "Day\tTask\tMon\tDraft\tTue\tReview")
+    await save_keeping_format(c)
+
+
+@solution("a439e69d-7d8b-48d8-8196-b308f8a78241")  # double line spacing
+async def _writer_spacing(c: Computer, task: dict) -> None:
+    await lo_document(c, "essay.docx")
+    await key(c, "ctrl+a")
+    await lo_menu(c, "Format", "Spacing", "Line Spacing: 2")
+    await save_keeping_format(c)
+
+
+@solution("ceb3bf55-1722-4389-9fa2-f0e642802108")  # two paragraphs in an empty memo
+async def _writer_memo(c: Computer, task: dict) -> None:
+    await lo_document(c, "memo.docx")
+    await type_text(c, "Team meeting moved to 3 pm.\nRoom 204.")
+    await save_keeping_format(c)
+
+
+# ---- libreoffice_impress
+
+async def impress_slide(c: Computer, title: str) -> None:
+    """Makes the slide titled `title` the current one (its thumbnail in the Slides pane)."""
+    await click(c, title, "other", what=f"the thumbnail of slide {title!r}")
+
+
+@solution("c259f455-93e9-4610-b790-3136f803fe79")  # retitle slide 1
+async def _impress_title(c: Computer, task: dict) -> None:
+    await lo_document(c, "roadmap.pptx")
+    await key(c, "Tab")  # selects the slide's first object, its title
+    await key(c, "F2")  # edits its text
+    await key(c, "ctrl+a")
+    await type_text(c, "Roadmap 2025")
+    await key(c, "Escape")
+    await save_keeping_format(c)
+
+
+@solution("f6b5d5ed-7e2e-4cee-8021-2ffbce4a7d16")  # duplicate slide 2
+async def _impress_duplicate(c: Computer, task: dict) -> None:
+    await lo_document(c, "roadmap.pptx")
+    await impress_slide(c, "Risks")
+    await lo_menu(c, "Slide", "Duplicate Slide")
+    await save_keeping_format(c)
+
+
+@solution("8ac9cf01-6964-488b-ab53-0d3242914896")  # portrait
+async def _impress_portrait(c: Computer, task: dict) -> None:
+    await lo_document(c, "roadmap.pptx")
+    # The sidebar's Slide deck: Orientation.
+    await click(c, "Landscape", "toggle_button")
+    await click(c, "Portrait", "cell", what="the Portrait choice")
+    # Keys typed in the sidebar stay there: ctrl+s saves from the Slides pane.
+    await impress_slide(c, "Roadmap 2024")
+    await save_keeping_format(c)
+
+
+@solution("aeffa977-9fad-419f-b206-583f58af7902")  # strike the first bullet of slide 2 through
+async def _impress_strike(c: Computer, task: dict) -> None:
+    await lo_document(c, "roadmap.pptx")
+    await impress_slide(c, "Risks")
+    await click(c, "Budget", "text", what="the bullet Budget")  # a click in the text edits it there
+    await key(c, "Home")
+    await key(c, "shift+End")
+    await lo_menu(c, "Format", "Text", "Strikethrough")
+    await key(c, "Escape")
+    await save_keeping_format(c)
+
+
+@solution("7c5e4476-49a6-4fb6-b9eb-2ce0563e4421")  # delete the last slide
+async def _impress_delete(c: Computer, task: dict) -> None:
+    await lo_document(c, "roadmap.pptx")
+    await impress_slide(c, "Thanks")
+    await lo_menu(c, "Slide", "Delete Slide")
+    await save_keeping_format(c)
+
+
+# ---- chrome
+
+async def chrome_page(c: Computer, title_part: str) -> Observation:
+    """Waits for Chrome's window showing a page whose title holds `title_part`, with its content."""
+    return (await wait_for(c, lambda o: title_part in (o.window or "") and elements(o, role="document") and o,
+                           f"Chrome showing {title_part!r}", 60))[0]
+
+
+@solution("5c891b6b-eca4-4059-a06f-71c5db95eb4b")  # bookmark the page on the bookmarks bar
+async def _chrome_bookmark(c: Computer, task: dict) -> None:
+    await chrome_page(c, "Harbor Bakery")
+    await key(c, "ctrl+d")
+    await click(c, "Folder", "combo_box")  # new bookmarks go to Other bookmarks
+    await click(c, "Bookmarks bar", "menu_item")
+    await click(c, "Done", "button")
+    await dialog_closed(c, "Bookmark added")
+
+
+@solution("d98a8a66-4c94-4ba8-a49a-09f95139154b")  # download the menu
+async def _chrome_download(c: Computer, task: dict) -> None:
+    await chrome_page(c, "Harbor Bakery")
+    await click(c, "Download our menu (CSV)", "link")
+
+
+@solution("e9de56bd-cf6b-48d0-8be7-0f569a324366")  # a folder Work on the bookmarks bar
+async def _chrome_folder(c: Computer, task: dict) -> None:
+    await chrome_page(c, "Harbor Bakery")
+    await key(c, "ctrl+shift+o")  # the bookmark manager, the bookmarks bar selected
+    await chrome_page(c, "Bookmarks")
+    await click(c, "Organize", "button")
+    await click(c, "Add new folder", "menu_item")
+    await wait_for(c, lambda o: elements(o, "Name", "entry", state="focused"), "the new folder's name field")
+    await type_text(c, "Work")
+    await click(c, "Save", "button")
+    await wait_for(c, lambda o: elements(o, "More actions for Work", "button"), "the folder Work in the list")
+
+
+async def chrome_settings(c: Computer) -> None:
+    """Opens Chrome's settings from its menu (an address typed there would be chrome://, which the
+    computer tool does not open)."""
+    await click(c, "Chromium", "button", what="Chrome's menu button")
+    await click(c, "Settings", "menu_item")
+    await chrome_page(c, "Settings")
+
+
+@solution("3ecd4ac7-6f98-4263-9d74-f7386bfb2366")  # always show the bookmarks bar
+async def _chrome_bookmarks_bar(c: Computer, task: dict) -> None:
+    await chrome_page(c, "Harbor Bakery")
+    await chrome_settings(c)
+    await click(c, "Appearance", "menu_item")
+    await click(c, "Bookmarks bar", "combo_box")
+    await click(c, "Always show", "menu_item")
+    await wait_for(c, lambda o: any(e.value == "Always show" for e in elements(o, "Bookmarks bar", "combo_box")),
+                   "the bookmarks bar set to Always show")
+
+
+@solution("e29836b2-8b1d-444c-837e-607c908f2db0")  # profile name Bakery
+async def _chrome_profile_name(c: Computer, task: dict) -> None:
+    await chrome_page(c, "Harbor Bakery")
+    await chrome_settings(c)
+    await click(c, "Customize profile", "link")
+    _, found = await wait_for(c, lambda o: elements(o, "Name", "entry"), "the profile name field")
+    _ok(await c.click(found[0], button="triple_click"), "select the profile name")
+    await type_text(c, "Bakery\n")
+    await wait_for(c, lambda o: any(e.value == "Bakery" for e in elements(o, "Name", "entry")), "the name Bakery")
+
+
+# ---- multi_apps
+
+def _lines(element: Element) -> list[str]:
+    return (element.value or element.label or "").splitlines()
+
+
+async def terminal_output(c: Computer, command: str) -> str:
+    """Runs `command` in the focused terminal and reads the line it printed from the screen."""
+    await type_text(c, command + "\n")
+
+    def printed(o: Observation) -> Optional[str]:
+        for term in elements(o, role="terminal"):
+            lines = _lines(term)
+            for i, line in enumerate(lines):
+                if line.rstrip().endswith(command) and i + 1 < len(lines) and lines[i + 1].strip():
+                    return lines[i + 1].strip()
+        return None
+
+    _, line = await wait_for(c, printed, f"the output of {command!r}", 15)
+    return line
+
+
+@solution("9a07e1ef-b37f-4651-be13-edf9de2498cd")  # sales.csv -> sales.xlsx
+async def _multi_csv_xlsx(c: Computer, task: dict) -> None:
+    await terminal(c)
+    await run_in_terminal(c, "libreoffice --calc ~/sales.csv &")
+    await click(c, "OK", "button", what="the Text Import dialog's OK", timeout=60)
+    await lo_document(c, "sales.csv")
+    await key(c, "ctrl+shift+s")
+    _, types = await wait_for(c, lambda o: [e for e in elements(o, role="combo_box") if "(.csv)" in (e.value or "")],
+                              "the Save As dialog's file type")
+    _ok(await c.click(types[0]), "open the file types")
+    await click(c, "Excel 2007–365 (.xlsx)", MENU_ROLES + ("list_item", "cell"), what="the type Excel 2007–365")
+    await wait_for(c, lambda o: [e for e in elements(o, role="combo_box") if "(.xlsx)" in (e.value or "")],
+                   "the type Excel 2007–365 chosen")
+    await click(c, "Save", "button")
+    await keep_format(c)
+
+
+@solution("fd36d65c-5eec-4221-b91f-4fffac6eb351")  # notes.txt to the end of report.docx
+async def _multi_mousepad_writer(c: Computer, task: dict) -> None:
+    last_line = "Book the review for Thursday."
+
+    def notes_in(o: Observation) -> Optional[str]:
+        return next((e.value or e.label for e in o.elements
+                     if e.source != "ocr" and last_line in (e.value or e.label)), None)
+
+    await window(c, "notes.txt")
+    # The notes are read off Mousepad's text area and typed into Writer: a paste from Mousepad's
+    # clipboard into Writer arrived in only three runs of four.
+    _, notes = await wait_for(c, notes_in, "the notes in Mousepad")
+    # A click on a part of Writer that Mousepad does not cover brings Writer forward: its vertical
+    # scroll bar, at the screen's right edge (the document is shorter than a page: nothing scrolls).
+    await click_found(c, lambda o: sorted(elements(o, "Vertical scroll bar", "scrollbar"), key=lambda e: -e.bounds[0]),
+                      "Writer's scroll bar")
+    await lo_document(c, "report.docx")
+    # The keys go to the text, not to the scroll bar.
+    await click(c, "Quarterly Report", "text", what="Writer's first paragraph")
+    await key(c, "ctrl+End")
+    await type_text(c, "\n" + notes.strip())
+    await wait_for(c, lambda o: "report.docx" in (o.window or "") and notes_in(o), "the notes in Writer", 10)
+    await save_keeping_format(c)
+
+
+@solution("856aa165-6176-4e25-a5f7-63755795234b")  # count the logs into B1 of summary.xlsx
+async def _multi_terminal_calc(c: Computer, task: dict) -> None:
+    await lo_document(c, "summary.xlsx")
+    await terminal(c)
+    count = await terminal_output(c, "ls ~/logs/*.log | wc -l")
+    if not count.isdigit():
+        raise NotSolved(f"wc printed {count!r}")
+    # Leaving the terminal hands the focus back to Calc.
+    await run_in_terminal(c, "exit")
+    await lo_document(c, "summary.xlsx")
+    await calc_enter(c, "B1", count)
+    await save_keeping_format(c)
+
+
+@solution("63893ff2-d6b4-4358-b863-59bac5759fc9")  # the total of Amount into total.txt
+async def _multi_calc_text(c: Computer, task: dict) -> None:
+    await lo_document(c, "expenses.xlsx")
+    await calc_goto(c, "B2:B5")
+    # Calc's status bar sums the selection ("Average: …; Sum: 343.75").
+    _, total = await wait_for(c, lambda o: next((e.label.rsplit("Sum:", 1)[1].strip() for e in o.elements
+                                                 if "Sum:" in e.label and e.source != "ocr"), None),
+                              "the selection's sum in the status bar")
+    await terminal(c)
+    await run_in_terminal(c, f"echo {total} > ~/total.txt")
+
+
+@solution("e8e8b4ad-35d4-4aed-969a-b780f204244d")  # report.pdf into outbox
+async def _multi_writer_pdf(c: Computer, task: dict) -> None:
+    await lo_document(c, "report.docx")
+    await lo_menu(c, "File", "Export As", "Export Directly as PDF")
+    await click(c, "Export", "button", what="the Export dialog's Export button")
+    await dialog_closed(c, "Export")
+    await terminal(c)
+    await run_in_terminal(c, "mv ~/report.pdf ~/outbox/")

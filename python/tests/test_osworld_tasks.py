@@ -1,0 +1,211 @@
+"""handrail's own OSWorld tasks (python/handrail/osworld/tasks), each proven both ways on a real
+handrail desktop: desktop-env (PyPI 1.0.2, unmodified) runs the task's set-up through the desktop's
+OSWorld guest and its own evaluator scores the untouched desktop 0; the task's scripted solution
+(handrail.osworld.solutions), acting only through the `computer` tool, makes it score 1. One
+desktop serves every task, reset between them (the provider's revert_to_snapshot, POST /reset).
+
+Run in the virtualenv scripts/setup-osworld makes, with the package from this tree (the task files
+live beside its sources):
+    HANDRAIL_BIN=target/debug/handrail PYTHONPATH=python /var/cache/handrail/osworld-venv/bin/python \\
+        -m pytest python/tests/test_osworld_tasks.py
+Each task's times (reset, set-up, scoring, solution) are printed at the end, and written as JSON to
+$HANDRAIL_OSWORLD_TIMINGS when it is set. A task whose app is not installed is skipped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from handrail import Computer
+from handrail.local import find_binary
+
+try:
+    from handrail.osworld import register
+    register()  # imports desktop-env through the shim: fails here when it is not installed
+except ModuleNotFoundError as e:
+    pytest.skip(f"desktop-env is not installed ({e}): run scripts/setup-osworld", allow_module_level=True)
+
+from handrail.osworld import solutions, taskdata
+
+TASK_PATHS = taskdata.task_paths()
+SCREEN = (1280, 800)
+# Saving happens after the keys that ask for it; the evaluator is asked again until then.
+SAVE_GRACE_S = 15.0
+
+# What each related app needs on this machine (tasks of apps that are missing are skipped).
+APP_PACKAGES = {
+    "libreoffice_calc": "libreoffice-calc",
+    "libreoffice_writer": "libreoffice-writer",
+    "libreoffice_impress": "libreoffice-impress",
+    "chrome": "chromium",
+    "gimp": "gimp",
+    "vlc": "vlc",
+    "thunderbird": "thunderbird",
+}
+
+
+def _installed(package: str) -> bool:
+    try:
+        out = subprocess.run(["dpkg-query", "-W", "-f=${Status}", package], capture_output=True, text=True)
+    except FileNotFoundError:
+        return shutil.which(package) is not None
+    return out.stdout.strip() == "install ok installed"
+
+
+def _missing_apps(task: dict) -> list[str]:
+    return [app for app in task.get("related_apps", []) if app in APP_PACKAGES and not _installed(APP_PACKAGES[app])]
+
+
+def test_every_task_is_in_osworld_format_with_its_files_and_a_solution(tmp_path):
+    assert len(TASK_PATHS) >= 3
+    ids = set()
+    taskdata.generate(tmp_path)
+    for path in TASK_PATHS:
+        task = taskdata.load(path)
+        assert path.stem == task["id"] and path.parent.name == task["snapshot"], path
+        assert task["id"] not in ids
+        ids.add(task["id"])
+        for key in ("id", "snapshot", "instruction", "source", "config", "evaluator"):
+            assert key in task, (path, key)
+        evaluator = task["evaluator"]
+        funcs = evaluator["func"] if isinstance(evaluator["func"], list) else [evaluator["func"]]
+        from desktop_env.evaluators import getters, metrics
+        for func in funcs:
+            assert callable(getattr(metrics, func)), func
+        results = evaluator["result"] if isinstance(evaluator["result"], list) else [evaluator["result"]]
+        expected = evaluator.get("expected", [])
+        expected = expected if isinstance(expected, list) else [expected]
+        for getter in [*results, *[e for e in expected if e]]:
+            assert getter["type"] != "cloud_file", (path, "no downloads")
+            assert callable(getattr(getters, f"get_{getter['type']}")), getter
+        for step in [*task["config"], *evaluator.get("postconfig", [])]:
+            assert step["type"] != "download", (path, "no downloads")
+        for local in taskdata.local_paths(task):
+            assert not os.path.isabs(local) and (tmp_path / local).is_file(), (path, local)
+        assert task["id"] in solutions.SOLUTIONS, f"no solution for {path}"
+    assert not set(solutions.SOLUTIONS) - ids, "solutions of tasks that do not exist"
+
+
+# ---- every task on a desktop ----------------------------------------------------------------------
+
+TIMINGS: list[dict] = []
+
+
+@pytest.fixture(scope="module")
+def osworld(tmp_path_factory, request):
+    """One DesktopEnv on a private handrail desktop of this machine, run from the folder holding the
+    tasks' files (their `local_path`s are relative to it, as OSWorld's are to its checkout)."""
+    root = tmp_path_factory.mktemp("osworld-tasks")
+    taskdata.generate(root)
+    binary = os.path.abspath(find_binary())  # before leaving the folder a relative $HANDRAIL_BIN names it in
+    before = os.getcwd()
+    os.chdir(root)
+    register(binary=binary)
+    from desktop_env.desktop_env import DesktopEnv
+    started = time.monotonic()
+    env = DesktopEnv(provider_name="handrail", action_space="pyautogui", screen_size=SCREEN,
+                     require_a11y_tree=False, cache_dir=str(root / "cache"))
+    env.started_s = time.monotonic() - started
+    env.reset_times = []
+    reset = env.provider.reset
+
+    def timed_reset():
+        t0 = time.monotonic()
+        report = reset()
+        env.reset_times.append(time.monotonic() - t0)
+        return report
+
+    env.provider.reset = timed_reset
+    try:
+        yield env
+    finally:
+        env.close()
+        os.chdir(before)
+        plugins = request.config.pluginmanager
+        capture = plugins.get_plugin("capturemanager")
+        # Past pytest's output capture, so that the table shows without -s.
+        with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
+            _report(env, plugins.get_plugin("terminalreporter"))
+
+
+def _report(env, terminal) -> None:
+    if not TIMINGS:
+        return
+    lines = [f"desktop started in {env.started_s:.1f} s",
+             f"{'task':<58} {'reset':>6} {'set-up':>7} {'score0':>7} {'solve':>7} {'calls':>5} {'score1':>7}"]
+    for t in TIMINGS:
+        lines.append(f"{t['task']:<58} {t['reset_s']:>6.2f} {t['setup_s']:>7.2f} {t['score0_s']:>7.2f} "
+                     f"{t['solve_s']:>7.2f} {t['calls']:>5} {t['score1_s']:>7.2f}")
+    keys = ("reset_s", "setup_s", "score0_s", "solve_s", "score1_s")
+    totals = {k: sum(t[k] for t in TIMINGS) for k in keys}
+    lines.append(f"{'total (' + str(len(TIMINGS)) + ' tasks)':<58} " + " ".join(
+        f"{totals[k]:>{w}.1f}" for k, w in zip(keys, (6, 7, 7, 7))) + f" {'':>5} {totals['score1_s']:>7.1f}")
+    if terminal is not None:
+        terminal.write_line("")
+        for line in lines:
+            terminal.write_line(line)
+    else:
+        print("\n" + "\n".join(lines), file=sys.stderr)
+    if os.environ.get("HANDRAIL_OSWORLD_TIMINGS"):
+        with open(os.environ["HANDRAIL_OSWORLD_TIMINGS"], "w") as f:
+            json.dump({"desktop_start_s": env.started_s, "tasks": TIMINGS}, f, indent=1)
+
+
+def _task_id(path: Path) -> str:
+    return f"{path.parent.name}/{path.stem}"
+
+
+@pytest.mark.parametrize("path", TASK_PATHS, ids=_task_id)
+def test_the_task_scores_0_untouched_and_1_after_its_solution_through_the_computer_tool(osworld, path):
+    env = osworld
+    task = taskdata.load(path)
+    missing = _missing_apps(task)
+    if missing:
+        pytest.skip(f"not installed here: {', '.join(missing)}")
+
+    resets = len(env.reset_times)
+    t0 = time.monotonic()
+    env.reset(task_config=task)
+    took = time.monotonic() - t0
+    reset_s = env.reset_times[-1] if len(env.reset_times) > resets else 0.0
+    setup_s = took - reset_s
+
+    t0 = time.monotonic()
+    untouched = env.evaluate()
+    score0_s = time.monotonic() - t0
+    assert untouched == 0, f"the untouched desktop scores {untouched}"
+
+    async def run():
+        async with Computer(env.provider.mcp_url, env.provider.token) as computer:
+            computer.new_turn(task["id"], intent=task["instruction"])
+            await solutions.solve(computer, task)
+            return computer.calls
+
+    t0 = time.monotonic()
+    try:
+        calls = asyncio.run(run())
+    finally:
+        # The computer tool used the desktop (as desktop-env's step would): the next task reverts it.
+        env.is_environment_used = True
+    solve_s = time.monotonic() - t0
+
+    t0 = time.monotonic()
+    while True:
+        score = env.evaluate()
+        if score == 1 or time.monotonic() - t0 > SAVE_GRACE_S:
+            break
+        time.sleep(0.5)
+    score1_s = time.monotonic() - t0
+    TIMINGS.append({"task": _task_id(path), "reset_s": reset_s, "setup_s": setup_s, "score0_s": score0_s,
+                    "solve_s": solve_s, "calls": calls, "score1_s": score1_s})
+    assert score == 1, f"after the solution the task scores {score}"
