@@ -273,12 +273,13 @@ pub fn run(args: ServeArgs) -> Result<()> {
     let config = config(&args)?;
     let token = token(&args)?;
     #[cfg(target_os = "linux")]
-    if (args.setup_endpoints || args.osworld_guest.is_some()) && token.is_none() {
+    if token.is_none() {
         // Commands run inside the desktop are for the harness alone, not for whatever else can
         // reach a loopback port.
-        bail!(
-            "--setup-endpoints and --osworld-guest need a bearer token (HANDRAIL_TOKEN or --token-file), even on loopback"
-        );
+        let asked = [("--setup-endpoints", args.setup_endpoints), ("--osworld-guest", args.osworld_guest.is_some())];
+        if let Some((flag, _)) = asked.iter().find(|(_, on)| *on) {
+            bail!("{flag} needs a bearer token (HANDRAIL_TOKEN or --token-file), even on loopback");
+        }
     }
     let sealer = sealer(&args)?;
     let sees = config.vision == handrail_core::Vision::Capable;
