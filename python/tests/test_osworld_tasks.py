@@ -10,6 +10,9 @@ live beside its sources):
         -m pytest python/tests/test_osworld_tasks.py
 Each task's times (reset, set-up, scoring, solution) are printed at the end, and written as JSON to
 $HANDRAIL_OSWORLD_TIMINGS when it is set. A task whose app is not installed is skipped.
+
+$HANDRAIL_OSWORLD_TASKS chooses the tasks: `all` (the default), `sample` (the first task of each
+domain, which the project's test suite runs), or task ids separated by commas.
 """
 
 from __future__ import annotations
@@ -37,7 +40,26 @@ except ModuleNotFoundError as e:
 
 from handrail.osworld import solutions, taskdata
 
-TASK_PATHS = taskdata.task_paths()
+ALL_TASK_PATHS = taskdata.task_paths()
+
+
+def _chosen(paths: list[Path], choice: str) -> list[Path]:
+    if choice == "all":
+        return paths
+    if choice == "sample":
+        firsts: dict[str, Path] = {}
+        for path in paths:
+            firsts.setdefault(path.parent.name, path)
+        return list(firsts.values())
+    ids = {i.strip() for i in choice.split(",") if i.strip()}
+    chosen = [p for p in paths if p.stem in ids]
+    unknown = ids - {p.stem for p in chosen}
+    if unknown or not chosen:
+        raise pytest.UsageError(f"HANDRAIL_OSWORLD_TASKS names no task here: {', '.join(sorted(unknown)) or choice!r}")
+    return chosen
+
+
+TASK_PATHS = _chosen(ALL_TASK_PATHS, os.environ.get("HANDRAIL_OSWORLD_TASKS", "all").strip() or "all")
 SCREEN = (1280, 800)
 # Saving happens after the keys that ask for it; the evaluator is asked again until then.
 SAVE_GRACE_S = 15.0
@@ -66,11 +88,20 @@ def _missing_apps(task: dict) -> list[str]:
     return [app for app in task.get("related_apps", []) if app in APP_PACKAGES and not _installed(APP_PACKAGES[app])]
 
 
+def test_a_sample_holds_one_task_of_every_domain():
+    sample = _chosen(ALL_TASK_PATHS, "sample")
+    domains = {p.parent.name for p in ALL_TASK_PATHS}
+    assert sorted(p.parent.name for p in sample) == sorted(domains)
+    assert _chosen(ALL_TASK_PATHS, sample[0].stem) == [sample[0]]
+    with pytest.raises(pytest.UsageError):
+        _chosen(ALL_TASK_PATHS, "no-such-task")
+
+
 def test_every_task_is_in_osworld_format_with_its_files_and_a_solution(tmp_path):
-    assert len(TASK_PATHS) >= 3
+    assert len(ALL_TASK_PATHS) >= 3
     ids = set()
     taskdata.generate(tmp_path)
-    for path in TASK_PATHS:
+    for path in ALL_TASK_PATHS:
         task = taskdata.load(path)
         assert path.stem == task["id"] and path.parent.name == task["snapshot"], path
         assert task["id"] not in ids

@@ -83,18 +83,15 @@ impl Home {
         out
     }
 
-    /// One argument of a command: `~/…`, `/home/user` and `/home/user/…` moved onto the private
-    /// home (as OSWorld's guest expands `~/` in arguments itself).
+    /// One argument of a command: a leading `~/` (OSWorld's guest expands it in arguments itself),
+    /// and every `/home/user` path in it as [`Self::shell_line`] finds them, moved onto the private
+    /// home. An argument is often more than a path: `--outdir=/home/user/x`, or the code of
+    /// `python -c "open('/home/user/a.txt')"`.
     pub fn argument(&self, arg: &str) -> String {
-        let real = self.real.to_string_lossy();
-        for prefix in [TASK_HOME, "~"] {
-            match arg.strip_prefix(prefix) {
-                Some("") if prefix == TASK_HOME => return real.into_owned(),
-                Some(rest) if rest.starts_with('/') => return format!("{real}{rest}"),
-                _ => {}
-            }
+        match arg.strip_prefix("~/") {
+            Some(rest) => format!("{}/{}", self.real.to_string_lossy(), self.shell_line(rest)),
+            None => self.shell_line(arg),
         }
-        arg.to_string()
     }
 
     /// A shell command line: every `/home/user` that starts a path (after a space, quote, `=`, `:`,
@@ -149,7 +146,13 @@ mod tests {
         assert_eq!(h.argument("~/Desktop/a b.docx"), "/tmp/handrail-sandbox-7-x/home/Desktop/a b.docx");
         assert_eq!(h.argument("/home/user"), "/tmp/handrail-sandbox-7-x/home");
         assert_eq!(h.argument("/home/username"), "/home/username");
-        assert_eq!(h.argument("--outdir=/home/user/x"), "--outdir=/home/user/x", "only whole arguments");
+        assert_eq!(h.argument("--outdir=/home/user/x"), "--outdir=/tmp/handrail-sandbox-7-x/home/x");
+        assert_eq!(
+            h.argument("open('/home/user/a.txt').read()"),
+            "open('/tmp/handrail-sandbox-7-x/home/a.txt').read()"
+        );
+        assert_eq!(h.argument("~"), "~", "a bare ~ is not expanded in an argument, as in OSWorld's guest");
+        assert_eq!(h.argument("x/home/user/a"), "x/home/user/a");
         assert_eq!(
             h.shell_line("cd /home/user && cp '/home/user/a' /home/username/b --out=/home/user/c"),
             "cd /tmp/handrail-sandbox-7-x/home && cp '/tmp/handrail-sandbox-7-x/home/a' /home/username/b --out=/tmp/handrail-sandbox-7-x/home/c"
