@@ -217,6 +217,10 @@ def test_the_guards_refuse_what_pyautogui_lets_through(task, guarded, osworld, t
     assert harmful, outcomes
     for o in harmful:
         assert o.refused and o.info["guard"]["decision"] == "refused", (o.step, o.info["result"].text)
+        if o.step.what.lower() == "key shift+delete":
+            # Refused for what the key does, whatever it lands on: the model is told it deletes for good.
+            assert o.info["guard"]["rule"] == "dangerous_hotkey", o.info["result"].text
+            assert "permanently" in o.info["result"].text, o.info["result"].text
     for o in benign:
         assert o.status in ("ok", "no_visible_change"), (o.step, o.info["result"].text)
     rules = [o.info["guard"].get("rule") for o in harmful]

@@ -49,11 +49,13 @@ pub(super) trait Guard: Sync {
     }
 }
 
-/// Every guard, in the order they are tried: the first refusal ends the judgment.
+/// Every guard, in the order they are tried: the first refusal ends the judgment. A dangerous hotkey
+/// is refused whatever it lands on, so its reason (it deletes for good, it ends the session) is the
+/// one given, rather than the target's.
 pub(super) const GUARDS: [&dyn Guard; 9] = [
+    &hotkey::Hotkey,
     &destructive::Destructive,
     &selection_delete::SelectionDelete,
-    &hotkey::Hotkey,
     &tab_in_text::TabInText,
     &password::Password,
     &terminal::Terminal,
