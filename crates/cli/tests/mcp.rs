@@ -221,6 +221,32 @@ fn http_checks_host_origin_and_bearer_tokens() {
     assert!(served.stop().success());
 }
 
+/// A client that ends its session is told it ended (204, as MCP's SDKs expect), and the session is
+/// gone afterwards.
+#[test]
+fn a_session_ended_by_its_client_is_gone() {
+    let served = Served::start(&["--simulated", "--vision", "yes"], &[]);
+    let addr = served.addr();
+    let (status, answer) = raw_http(&addr, &post_head(&addr, ""), INITIALIZE.as_bytes());
+    assert_eq!(status, 200, "{answer}");
+    let session = answer
+        .lines()
+        .find_map(|l| {
+            let (name, value) = l.split_once(':')?;
+            name.eq_ignore_ascii_case("mcp-session-id").then(|| value.trim().to_string())
+        })
+        .unwrap_or_else(|| panic!("no session id in {answer}"));
+    let session_headers = format!("Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n");
+    let head = format!("DELETE /mcp HTTP/1.1\r\nHost: {addr}\r\n{session_headers}");
+    let (status, answer) = raw_http(&addr, &head, b"");
+    assert_eq!(status, 204, "{answer}");
+    // MCP: a request in a session that has ended is answered 404, so the client starts a new one.
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}"#;
+    let (status, answer) = raw_http(&addr, &post_head(&addr, &session_headers), list.as_bytes());
+    assert_eq!(status, 404, "a request in the ended session: {answer}");
+    assert!(served.stop().success());
+}
+
 #[test]
 fn read_image_shows_files_under_its_roots_only() {
     let root = std::env::temp_dir().join(format!("handrail-images-e2e-{}", std::process::id()));

@@ -210,7 +210,15 @@ pub async fn serve_http(server: HandrailServer, options: HttpOptions) -> Result<
                             );
                             return Ok(r);
                         }
-                        Ok(service.handle(request).await)
+                        let ends_session = request.method() == hyper::Method::DELETE;
+                        let mut response = service.handle(request).await;
+                        // rmcp answers a closed session with 202 Accepted, which MCP's Python SDK
+                        // takes for a failure (it accepts 200 and 204) and warns about on every
+                        // close. The session is closed by then: 204 says so.
+                        if ends_session && response.status() == StatusCode::ACCEPTED {
+                            *response.status_mut() = StatusCode::NO_CONTENT;
+                        }
+                        Ok(response)
                     }
                 });
                 let io = hyper_util::rt::TokioIo::new(stream);

@@ -77,9 +77,29 @@ pub(crate) fn read_clipboard(session: &MutterSession, mime_types: &[String]) -> 
 
 /// One type's content, at most `room` bytes.
 fn read_type(session: &MutterSession, mime: &str, room: usize) -> Result<Vec<u8>, GnomeError> {
-    let pipe = pipe_from(session, "SelectionRead", &[Arg::Str(mime.to_owned())])?;
+    let deadline = Instant::now() + READ_WAIT;
+    let pipe = loop {
+        match pipe_from(session, "SelectionRead", &[Arg::Str(mime.to_owned())]) {
+            // mutter closes the previous read's pipe before it counts that read as done (in a later
+            // turn of its main loop): a read asked for in between is refused as parallel. The
+            // previous one is finished; mutter only has not said so yet.
+            Err(e) if is_read_in_parallel(&e) && Instant::now() < deadline => {
+                std::thread::sleep(PARALLEL_READ_PAUSE);
+            }
+            other => break other?,
+        }
+    };
     // mutter made the pipe non-blocking: it is looked at until the owner closes it.
     read_pipe(pipe, room, READ_WAIT)
+}
+
+/// Between asking again for a read mutter refused as parallel to the one just finished.
+const PARALLEL_READ_PAUSE: Duration = Duration::from_millis(10);
+
+/// mutter's refusal of a `SelectionRead` while it still counts another as running.
+fn is_read_in_parallel(e: &GnomeError) -> bool {
+    matches!(e, GnomeError::Dbus(handrail_dbus::DbusError::Remote { name, .. })
+        if name == "org.freedesktop.DBus.Error.LimitsExceeded")
 }
 
 /// Everything written into `pipe` until its writer closes it, within `wait` and `room` bytes.
@@ -147,6 +167,19 @@ mod tests {
         let quiet = read_pipe(silent, 8, Duration::from_millis(20));
         assert!(quiet.is_err_and(|e| e.to_string().contains("wrote nothing more")));
         assert!(started.elapsed() < Duration::from_secs(2));
+    }
+
+    #[test]
+    fn only_mutters_parallel_read_refusal_is_asked_again() {
+        let remote = |name: &str| {
+            GnomeError::Dbus(handrail_dbus::DbusError::Remote {
+                name: name.into(),
+                message: "Tried to read in parallel".into(),
+            })
+        };
+        assert!(is_read_in_parallel(&remote("org.freedesktop.DBus.Error.LimitsExceeded")));
+        assert!(!is_read_in_parallel(&remote("org.freedesktop.DBus.Error.Failed")));
+        assert!(!is_read_in_parallel(&GnomeError::ClipboardRead("slow".into())));
     }
 
     #[test]
