@@ -6,6 +6,7 @@ from __future__ import annotations
 import http.server
 import importlib.util
 import threading
+import time
 
 import pytest
 
@@ -63,3 +64,15 @@ def desktop(binary):
     with LocalDesktop(binary) as d:
         d.wait_ready(120)
         yield d
+
+
+def wait_for(what, check, timeout, every):
+    """`check()`'s first truthy answer, asked every `every` seconds; fails after `timeout`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = check()
+        if got:
+            return got
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no {what} within {timeout:.0f} s")
+        time.sleep(every)

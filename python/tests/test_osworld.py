@@ -20,6 +20,7 @@ import threading
 import time
 
 import pytest
+from conftest import wait_for
 import requests
 
 from handrail import Computer
@@ -284,14 +285,7 @@ def _editor_task(task_id, local_path, path, instruction, expected):
 
 
 def _wait_for(what, check, timeout=60.0, every=0.2):
-    deadline = time.monotonic() + timeout
-    while True:
-        got = check()
-        if got:
-            return got
-        if time.monotonic() > deadline:
-            raise AssertionError(f"no {what} within {timeout:.0f} s")
-        time.sleep(every)
+    return wait_for(what, check, timeout, every)
 
 
 def test_a_task_scores_zero_untouched_and_one_after_the_computer_tool_solves_it(osworld, tmp_path):

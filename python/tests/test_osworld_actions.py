@@ -24,6 +24,7 @@ import time
 from types import SimpleNamespace
 
 import pytest
+from conftest import wait_for
 
 from handrail import Mode
 from handrail.osworld import harm, register
@@ -82,14 +83,7 @@ def guarded(osworld):
 
 
 def _wait_for(what, check, timeout=20.0, every=0.3):
-    deadline = time.monotonic() + timeout
-    while True:
-        got = check()
-        if got:
-            return got
-        if time.monotonic() > deadline:
-            raise AssertionError(f"no {what} within {timeout:.0f} s")
-        time.sleep(every)
+    return wait_for(what, check, timeout, every)
 
 
 # ---- the action space's own rules ----------------------------------------------------------------

@@ -434,25 +434,18 @@ fn set_up_endpoints_are_off_unless_asked_for_and_never_without_a_token() {
     assert_eq!(status, 501);
     drop(served);
 
-    let out = Command::new(env!("CARGO_BIN_EXE_handrail"))
-        .args(["serve", "--sandbox", "--vision", "yes", "--http", "127.0.0.1:0", "--setup-endpoints"])
-        .env_remove("HANDRAIL_TOKEN")
-        .stdin(Stdio::null())
-        .output()
-        .expect("handrail runs");
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("--setup-endpoints needs a bearer token"), "{stderr}");
-
-    let out = Command::new(env!("CARGO_BIN_EXE_handrail"))
-        .args(["serve", "--sandbox", "--vision", "yes", "--http", "127.0.0.1:0", "--osworld-guest", "127.0.0.1:0"])
-        .env_remove("HANDRAIL_TOKEN")
-        .stdin(Stdio::null())
-        .output()
-        .expect("handrail runs");
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("--osworld-guest needs a bearer token"), "{stderr}");
+    for flag in [&["--setup-endpoints"][..], &["--osworld-guest", "127.0.0.1:0"]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_handrail"))
+            .args(["serve", "--sandbox", "--vision", "yes", "--http", "127.0.0.1:0"])
+            .args(flag)
+            .env_remove("HANDRAIL_TOKEN")
+            .stdin(Stdio::null())
+            .output()
+            .expect("handrail runs");
+        assert!(!out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(&format!("{} needs a bearer token", flag[0])), "{stderr}");
+    }
 }
 
 /// OCR reads the languages asked for; a language it cannot read is refused at start, naming the
