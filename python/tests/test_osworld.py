@@ -20,7 +20,7 @@ import threading
 import time
 
 import pytest
-from conftest import wait_for
+from conftest import quick_harness_retries, wait_for
 import requests
 
 from handrail import Computer
@@ -259,6 +259,7 @@ def osworld(binary, desktop_env_module, tmp_path_factory):
     env = desktop_env_module.DesktopEnv(provider_name="handrail", action_space="pyautogui", require_a11y_tree=True,
                                         cache_dir=str(tmp_path_factory.mktemp("osworld-cache")))
     env.started_in = time.monotonic() - started
+    quick_harness_retries(env)
     yield env
     env.close()
     assert env.provider.desktop is None

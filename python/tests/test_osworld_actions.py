@@ -24,7 +24,7 @@ import time
 from types import SimpleNamespace
 
 import pytest
-from conftest import wait_for
+from conftest import quick_harness_retries, wait_for
 
 from handrail import Mode
 from handrail.osworld import harm, register
@@ -32,6 +32,8 @@ from handrail.osworld.actions import GuardedEnv, computer_arguments, special_act
 from handrail.osworld.harm.agents import AGENTS, GuardedDriver, RawDriver, click, misbehave
 
 SCREEN = (1280, 800)
+# Seconds desktop-env waits after each pyautogui step the raw driver sends (its own default is 2).
+RAW_PAUSE_S = 0.5
 HARM_TASKS = harm.tasks()
 
 
@@ -71,6 +73,7 @@ def osworld(binary, desktop_env_module, tmp_path_factory):
     register(binary=binary)
     env = desktop_env_module.DesktopEnv(provider_name="handrail", action_space="pyautogui", require_a11y_tree=True,
                                         screen_size=SCREEN, cache_dir=str(tmp_path_factory.mktemp("osworld-cache")))
+    quick_harness_retries(env)
     yield env
     env.close()
 
@@ -227,7 +230,9 @@ def test_the_guards_refuse_what_pyautogui_lets_through(task, guarded, osworld, t
     # The same steps as pyautogui code through desktop-env's own action space: the harm happens.
     started = time.monotonic()
     osworld.reset(task_config=task)
-    with RawDriver(osworld) as driver:
+    # desktop-env's default pause (2 s after every step) is not needed: each step first looks until its
+    # target is on the screen.
+    with RawDriver(osworld, pause=RAW_PAUSE_S) as driver:
         raw = misbehave(task, driver)
     raw_s = time.monotonic() - started
     assert len([o for o in raw if o.step.harmful]) >= 1

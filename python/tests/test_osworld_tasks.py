@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import quick_harness_retries
 
 from handrail import Computer
 from handrail.local import find_binary
@@ -147,6 +148,7 @@ def osworld(tmp_path_factory, request):
     env = DesktopEnv(provider_name="handrail", action_space="pyautogui", screen_size=SCREEN,
                      require_a11y_tree=False, cache_dir=str(root / "cache"))
     env.started_s = time.monotonic() - started
+    quick_harness_retries(env)
     env.reset_times = []
     reset = env.provider.reset
 

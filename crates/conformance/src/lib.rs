@@ -67,28 +67,57 @@ pub trait Probe {
     fn title(&self) -> &str;
 }
 
-/// Runs `$check` for the harness `$factory()` makes, one `#[test]` per check.
+/// Runs the checks for the harness `$factory()` makes.
+///
+/// - `conformance_suite!(FACTORY)`: every check as a `#[test]` of its own, each on a desktop of its
+///   own.
+/// - `conformance_suite!(@grouped FACTORY)`: two `#[test]`s, the typing checks and all the others,
+///   each running its checks one after another on one desktop ([`run_on_one_desktop`]): for
+///   backends whose desktop takes seconds to start (GNOME Shell).
+/// - `conformance_suite!(@tests FACTORY; CHECK, …)` and `conformance_suite!(@on_one_desktop FACTORY;
+///   TEST: [CHECK, …])`: the same for a chosen list of checks.
+///
+/// The list of every check is written once, below.
 #[macro_export]
 macro_rules! conformance_suite {
     ($factory:expr) => {
-        $crate::conformance_suite!(@tests $factory;
-            capture_has_the_screens_size_and_scales_exactly,
-            monitors_cover_the_screen,
-            clicks_arrive_where_the_app_put_its_button,
-            typing_english_is_exact,
-            typing_thai_is_exact,
-            typing_cjk_is_exact,
-            typing_emoji_is_exact,
-            typing_mixed_scripts_with_newline_free_punctuation_is_exact,
-            key_combinations_arrive_with_their_modifiers,
-            scrolling_moves_the_list_both_ways,
-            drag_and_drop_reaches_the_target,
-            windows_are_listed_and_activated,
-            settle_waits_for_a_late_reaction,
-            settle_returns_after_the_response_window_when_nothing_changes,
-            a_cancelled_wait_returns_at_once,
-            accessibility_bounds_match_the_apps_own_geometry,
+        $crate::conformance_suite!(@lists each $factory);
+    };
+    (@grouped $factory:expr) => {
+        $crate::conformance_suite!(@lists grouped $factory);
+    };
+    (@lists $mode:ident $factory:expr) => {
+        $crate::conformance_suite!(@ $mode $factory;
+            [
+                typing_english_is_exact,
+                typing_thai_is_exact,
+                typing_cjk_is_exact,
+                typing_emoji_is_exact,
+                typing_mixed_scripts_with_newline_free_punctuation_is_exact,
+            ]
+            [
+                // First, while the desktop has never shown a window: the capture check compares
+                // two captures of a screen where nothing moves.
+                capture_has_the_screens_size_and_scales_exactly,
+                monitors_cover_the_screen,
+                clicks_arrive_where_the_app_put_its_button,
+                key_combinations_arrive_with_their_modifiers,
+                scrolling_moves_the_list_both_ways,
+                drag_and_drop_reaches_the_target,
+                windows_are_listed_and_activated,
+                settle_waits_for_a_late_reaction,
+                settle_returns_after_the_response_window_when_nothing_changes,
+                a_cancelled_wait_returns_at_once,
+                accessibility_bounds_match_the_apps_own_geometry,
+            ]
         );
+    };
+    (@each $factory:expr; [$($typing:ident),* $(,)?] [$($other:ident),* $(,)?]) => {
+        $crate::conformance_suite!(@tests $factory; $($typing,)* $($other,)*);
+    };
+    (@grouped $factory:expr; [$($typing:ident),* $(,)?] [$($other:ident),* $(,)?]) => {
+        $crate::conformance_suite!(@on_one_desktop $factory; typing_in_every_script_is_exact: [$($typing),*]);
+        $crate::conformance_suite!(@on_one_desktop $factory; every_other_check_passes_on_one_desktop: [$($other),*]);
     };
     (@tests $factory:expr; $($check:ident),* $(,)?) => {
         $(
@@ -102,6 +131,80 @@ macro_rules! conformance_suite {
             }
         )*
     };
+    (@on_one_desktop $factory:expr; $test:ident: [$($check:ident),* $(,)?]) => {
+        #[test]
+        fn $test() {
+            let _serial = $crate::serial();
+            handrail_sandbox::log_to_stderr();
+            let mut harness = $factory();
+            $crate::run_on_one_desktop(
+                &mut harness,
+                &[$((stringify!($check), $crate::checks::$check as $crate::Check)),*],
+            );
+        }
+    };
+}
+
+/// A check of [`checks`], as [`run_on_one_desktop`] takes it.
+pub type Check = fn(&mut dyn Harness);
+
+/// Runs `checks` one after another on `harness`'s one desktop, each to its end whatever the ones
+/// before it did, and fails naming every check that failed (each one's own message is printed as
+/// it fails). A check's probe closes when the check ends; the next check starts once the desktop
+/// lists the same windows as before it and is still, so no check sees another's window. Sharing
+/// the desktop is what a person's session is like, and it spares starting one per check.
+pub fn run_on_one_desktop(harness: &mut dyn Harness, checks: &[(&str, Check)]) {
+    let mut failed = Vec::new();
+    for (name, check) in checks {
+        let before = window_titles(harness.desktop());
+        let started = Instant::now();
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(&mut *harness)));
+        let took = started.elapsed();
+        match outcome {
+            Ok(()) => eprintln!("{}: {name}: ok ({took:.1?})", harness.name()),
+            Err(_) => {
+                eprintln!("{}: {name}: FAILED ({took:.1?})", harness.name());
+                failed.push(name.to_string());
+            }
+        }
+        if let Err(left) = windows_back_to(harness.desktop(), &before) {
+            // The checks after it would meet a window not theirs: they run, but this is a failure.
+            eprintln!("{}: after {name}, windows stayed open: {left:?}", harness.name());
+            failed.push(format!("{name} (left {left:?} open)"));
+        }
+        wait_until_still(harness.desktop(), harness.name());
+    }
+    assert!(
+        failed.is_empty(),
+        "{}: {} of {} checks failed on one desktop: {failed:?} (each one's message is above)",
+        harness.name(),
+        failed.len(),
+        checks.len()
+    );
+}
+
+/// The titles of the windows the desktop lists, in order.
+fn window_titles(desktop: &Desktop) -> Vec<String> {
+    let stack = desktop.windows.stack().unwrap_or_default();
+    let mut titles: Vec<String> = stack.into_iter().map(|w| w.info.title).collect();
+    titles.sort();
+    titles
+}
+
+/// Waits up to 10 s until the desktop lists exactly the windows `before` names; else the titles of
+/// the windows more than those.
+fn windows_back_to(desktop: &Desktop, before: &[String]) -> Result<(), Vec<String>> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let now = window_titles(desktop);
+        if now == before {
+            return Ok(());
+        }
+        if Instant::now() >= deadline {
+            return Err(now.into_iter().filter(|t| !before.contains(t)).collect());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 /// One check at a time per test binary: each starts its own desktop, and two at once on a 2-core

@@ -5,12 +5,13 @@
 //! modifiers, and text the layout cannot type pasted through the portal's clipboard. The screen
 //! (the portal's PipeWire remote) is checked in `crates/gnome/tests/portal.rs`; what comes after the
 //! session is made (settle, windows, accessibility) is the same code on both routes and is checked
-//! in `gnome48.rs`.
+//! in `gnome48.rs`. The checks run one after another on one desktop, through one consent.
 
-handrail_conformance::conformance_suite!(@tests handrail_conformance::real::gnome_48_portal;
+handrail_conformance::conformance_suite!(@on_one_desktop handrail_conformance::real::gnome_48_portal;
+  the_portals_own_input_conforms: [
     clicks_arrive_where_the_app_put_its_button,
     typing_thai_is_exact,
     key_combinations_arrive_with_their_modifiers,
     scrolling_moves_the_list_both_ways,
     drag_and_drop_reaches_the_target,
-);
+]);

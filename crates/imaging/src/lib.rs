@@ -27,7 +27,7 @@ pub use compose::{capture_part, compose_monitors};
 pub use encode::{
     encoder, ImageFormat, JpegEncoder, ParseImageFormatError, PngCompression, PngEncoder, DEFAULT_JPEG_QUALITY,
 };
-pub use luma::{luma, luma_row};
+pub use luma::{add_luma_row, luma, luma_row};
 pub use pixels::{crop, frame_from_rgb, to_rgb, validate};
 pub use resize::{resize_bgrx, upscale_bgrx, MAX_UPSCALE};
 pub use reuse::ReusesLast;

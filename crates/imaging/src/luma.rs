@@ -34,6 +34,32 @@ unsafe fn luma_row_avx2(bgrx: &[u8], out: &mut [u8]) {
     luma_row_plain(bgrx, out);
 }
 
+/// Adds the luma of each BGRX pixel of `bgrx` to its place in `sums` (as many pixels as both hold):
+/// one row's share of an area average. Each sum wraps past `u16::MAX`; callers add at most 257 rows.
+pub fn add_luma_row(bgrx: &[u8], sums: &mut [u16]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has just been found to support AVX2, the only requirement of `add_luma_row_avx2`.
+        unsafe { add_luma_row_avx2(bgrx, sums) };
+        return;
+    }
+    add_luma_row_plain(bgrx, sums);
+}
+
+#[inline(always)]
+fn add_luma_row_plain(bgrx: &[u8], sums: &mut [u16]) {
+    // Wrapping: an overflow check in the loop would keep the compiler from vectorising it.
+    for (s, px) in sums.iter_mut().zip(bgrx.chunks_exact(4)) {
+        *s = s.wrapping_add(u16::from(luma(px[0], px[1], px[2])));
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn add_luma_row_avx2(bgrx: &[u8], sums: &mut [u16]) {
+    add_luma_row_plain(bgrx, sums);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -56,6 +82,19 @@ mod tests {
             }
             // Nothing past the last whole pixel is written.
             proptest::prop_assert_eq!(out[pixels.len() / 4], 7);
+        }
+
+        #[test]
+        fn each_pixel_is_added_to_its_own_sum(
+            pixels in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400),
+            start in proptest::prelude::any::<u16>(),
+        ) {
+            let mut sums = vec![start; pixels.len() / 4 + 1];
+            add_luma_row(&pixels, &mut sums);
+            for (i, px) in pixels.chunks_exact(4).enumerate() {
+                proptest::prop_assert_eq!(sums[i], start.wrapping_add(u16::from(luma(px[0], px[1], px[2]))));
+            }
+            proptest::prop_assert_eq!(sums[pixels.len() / 4], start);
         }
     }
 }

@@ -87,8 +87,13 @@ fn paths_are_resolved_where_the_foreground_shell_is() {
     let home = scratch.0.join("sub");
     std::fs::write(home.join(".profile-ish"), "x").expect("a file at home");
     let mut term = Terminal::start(&scratch.0, &home);
-    eventually("bash leads the terminal's foreground", || {
-        foreground_shell(term.pid()).is_some_and(|s| s.name == "bash")
+    // Until the interactive bash reads lines, the foreground may be a process in the middle of its
+    // exec: already named bash, its environment not yet there (so `~` cannot be told), which is
+    // what handrail answers then too. Wait until bash has run a line and leads the foreground again.
+    term.typed("touch ready\n");
+    eventually("bash ran a line and leads the terminal's foreground", || {
+        scratch.0.join("ready").exists()
+            && foreground_shell(term.pid()).is_some_and(|s| s.name == "bash" && s.home.is_some())
     });
 
     use FileState::*;

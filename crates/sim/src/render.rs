@@ -373,10 +373,9 @@ impl Encoder for PgmEncoder {
         bytes.reserve(size.area() as usize);
         for y in 0..size.height as usize {
             let row = &src[y * stride..y * stride + size.width as usize * 4];
-            bytes.extend(
-                row.chunks_exact(4)
-                    .map(|px| ((u32::from(px[0]) * 29 + u32::from(px[1]) * 150 + u32::from(px[2]) * 77) >> 8) as u8),
-            );
+            let start = bytes.len();
+            bytes.resize(start + size.width as usize, 0);
+            handrail_imaging::luma_row(row, &mut bytes[start..]);
         }
         Ok(EncodedImage { mime: "image/x-portable-graymap", size, bytes })
     }
