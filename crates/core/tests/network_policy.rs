@@ -148,6 +148,18 @@ fn users_browser() -> (Fx, handrail_sim::WidgetId, handrail_sim::WidgetId) {
     (Fx { sim, engine, win: browser }, bar, link)
 }
 
+/// A link the launched browser's proxy refuses: the bar then shows its address over handrail's
+/// block page.
+fn add_blocked_dashboard(fx: &Fx) {
+    fx.sim.add_widget(
+        fx.win,
+        Widget::link("Blocked dashboard")
+            .at(400, 200, 200, 24)
+            .on_click(Reaction::block_request("GET", "http://127.0.0.2:8000/dash", REASON))
+            .on_click(Reaction::set_value("bar", "127.0.0.2:8000/dash")),
+    );
+}
+
 #[test]
 fn a_navigation_the_proxy_did_not_stop_is_undone_and_reported() {
     let (mut fx, bar, _) = users_browser();
@@ -216,6 +228,46 @@ fn a_bar_that_shows_a_forbidden_address_only_while_it_catches_up_is_not_a_visit(
     assert_eq!(fx.sim.widget(bar).value, "127.0.0.1:8000/home");
 }
 
+/// A page the proxy refused earlier in the session, shown again without a request (the browser's
+/// history brings its block page back, or its accessible bar lags behind it on a busy machine): the
+/// block page, not a visit, so nothing is undone. Another page of the same host is still a visit.
+#[test]
+fn a_block_page_the_history_brings_back_is_not_a_visit() {
+    let (mut fx, bar, _) = users_browser();
+    add_blocked_dashboard(&fx);
+    fx.sim.add_widget(
+        fx.win,
+        Widget::link("Forward").at(400, 260, 200, 24).on_click(Reaction::set_value("bar", "127.0.0.2:8000/dash")),
+    );
+    fx.sim.add_widget(
+        fx.win,
+        Widget::link("Partner report")
+            .at(400, 320, 200, 24)
+            .on_click(Reaction::set_value("bar", "127.0.0.2:8000/report")),
+    );
+    fx.turn("look at my dashboard", Mode::Interactive);
+    fx.see();
+    let o = fx.on("click", "Blocked dashboard", &[]);
+    assert_eq!(o.blocked.len(), 1, "{}", o.text());
+    let o = fx.call(&[("action", "key"), ("keys", "alt+left")]);
+    assert_ne!(o.status, Status::Refused, "{}", o.text());
+    assert_eq!(fx.sim.widget(bar).value, "127.0.0.1:8000/home");
+    fx.see();
+    let keys_before = fx.sim.calls().iter().filter(|c| matches!(c, SimCall::Key(_))).count();
+    let o = fx.on("click", "Forward", &[]);
+    assert!(o.blocked.is_empty(), "no request this time: {}", o.text());
+    assert_ne!(o.status, Status::Refused, "{}", o.text());
+    let keys_after = fx.sim.calls().iter().filter(|c| matches!(c, SimCall::Key(_))).count();
+    assert_eq!(keys_after, keys_before, "nothing pressed: {:?}", fx.sim.calls());
+    assert_eq!(fx.sim.widget(bar).value, "127.0.0.2:8000/dash", "the block page stays to say why");
+    // A page of the same host the proxy never refused: a visit, undone.
+    fx.call(&[("action", "key"), ("keys", "alt+left")]);
+    fx.see();
+    let o = fx.on("click", "Partner report", &[]);
+    assert_eq!(o.status, Status::Refused, "{}", o.text());
+    assert!(o.message.as_deref().unwrap_or_default().contains("127.0.0.2:8000/report"), "{}", o.text());
+}
+
 #[test]
 fn an_address_being_typed_is_not_a_visit() {
     let (mut fx, bar, _) = users_browser();
@@ -241,13 +293,7 @@ fn pages_the_person_opened_or_the_proxy_refused_are_left_alone() {
     // The launched browser's proxy refused it (the bar shows the URL over handrail's block page):
     // reported as blocked, nothing undone.
     let (mut fx, bar, _) = users_browser();
-    fx.sim.add_widget(
-        fx.win,
-        Widget::link("Blocked dashboard")
-            .at(400, 200, 200, 24)
-            .on_click(Reaction::block_request("GET", "http://127.0.0.2:8000/dash", REASON))
-            .on_click(Reaction::set_value("bar", "127.0.0.2:8000/dash")),
-    );
+    add_blocked_dashboard(&fx);
     fx.turn("look at my dashboard", Mode::Interactive);
     fx.see();
     let o = fx.on("click", "Blocked dashboard", &[]);

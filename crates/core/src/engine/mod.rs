@@ -74,6 +74,10 @@ struct Session {
     unchanged: Option<Signature>,
     /// The line at a terminal's prompt, while every input since it was known went to that terminal.
     terminal: Option<(TerminalId, PendingLine)>,
+    /// Pages the URL-policy proxy refused in this session (newest last, at most
+    /// [`visited::REFUSED_PAGES`]): a browser shows its block page at such an address, also when its
+    /// history brings it back there later, and nothing reached that host.
+    refused_pages: std::collections::VecDeque<String>,
     rng: u64,
     /// Whether this call's screenshots carry set-of-marks.
     marks: bool,
@@ -259,6 +263,7 @@ impl Engine {
             // Backends report URLs redacted; made sure here, before anything renders or records them.
             b.url = crate::guard::url::redact_credentials(&b.url);
         }
+        self.remember_refused(&outcome.blocked);
         self.undo_forbidden_visit(before.as_deref(), &mut outcome);
         outcome.timings.total = self.desktop.clock.now().saturating_sub(started);
         if outcome.boundary.is_empty() {

@@ -14,7 +14,8 @@
 //! reached the forbidden host (and whatever the page sent with it); a page that navigated and came back
 //! within the action, or one whose address the bar does not show, is not seen. Only the proxy of the
 //! launched browser keeps requests from leaving. When the proxy itself refused the page (it is listed in
-//! `blocked:`), nothing reached the host and nothing is undone.
+//! `blocked:` now, or it refused that page earlier in the session and the browser's history brought
+//! its block page back), nothing reached the host and nothing is undone.
 
 use std::time::Duration;
 
@@ -29,6 +30,20 @@ use crate::observation::{Element, Observation};
 use crate::outcome::{GuardDecision, Outcome, Status};
 use crate::render::quote_clipped;
 use crate::request::ActionKind;
+
+/// Pages refused by the proxy that the session remembers (the oldest are forgotten first).
+pub(super) const REFUSED_PAGES: usize = 256;
+
+/// A page's address as compared with the proxy's refusals: host, port and path, lower-cased host,
+/// whatever the scheme, query or fragment (the address bar may show `127.0.0.2:8080/link` for the
+/// proxy's `http://127.0.0.2:8080/link`).
+fn page_key(address: &str) -> Option<String> {
+    let with_scheme = if address.contains("://") { address.to_owned() } else { format!("http://{address}") };
+    let u = url::Url::parse(&with_scheme).ok()?;
+    let host = u.host_str()?.to_ascii_lowercase();
+    let port = u.port_or_known_default().map_or_else(String::new, |p| format!(":{p}"));
+    Some(format!("{host}{port}{}", u.path()))
+}
 
 /// Looks taken after the first one to see a forbidden address hold (each waits for the screen to
 /// settle, at least the response window): a lagging bar has caught up by the second.
@@ -61,6 +76,20 @@ fn sends_input(action: Option<ActionKind>) -> bool {
 }
 
 impl Engine {
+    /// Remembers the pages the proxy refused (the session's `refused_pages`).
+    pub(super) fn remember_refused(&mut self, blocked: &[handrail_platform::BlockedRequest]) {
+        let pages = &mut self.session.refused_pages;
+        for key in blocked.iter().filter_map(|b| page_key(&b.url)) {
+            if let Some(i) = pages.iter().position(|p| *p == key) {
+                pages.remove(i);
+            }
+            pages.push_back(key);
+            if pages.len() > REFUSED_PAGES {
+                pages.pop_front();
+            }
+        }
+    }
+
     /// Undoes a navigation the action caused to a page outside the allowed domains (see module docs).
     pub(super) fn undo_forbidden_visit(&mut self, before: Option<&Observation>, outcome: &mut Outcome) {
         if self.config.url_policy.allowed_domains.is_empty() || !sends_input(outcome.action) {
@@ -95,6 +124,11 @@ impl Engine {
         let host = host_of(&url);
         if host.is_some() && outcome.blocked.iter().any(|b| host_of(&b.url) == host) {
             return; // The proxy refused it: nothing reached the host, and the browser shows why.
+        }
+        // Refused earlier in the session: the browser shows that block page again (its history went
+        // back or forward to it, or its accessible bar lags behind a page it already left).
+        if page_key(&url).is_some_and(|key| self.session.refused_pages.contains(&key)) {
+            return;
         }
         let new_window = bar.owner.is_some_and(|h| before.is_some_and(|b| !b.windows.iter().any(|w| w.handle == h)));
         // A tab the action opened (window.open, a target=_blank link) has nothing to go back to. Only
@@ -140,6 +174,7 @@ impl Engine {
             for b in &mut late {
                 b.url = crate::guard::url::redact_credentials(&b.url);
             }
+            self.remember_refused(&late);
             outcome.blocked.extend(late);
             let apps = &self.desktop.rules.apps;
             let now = outcome.observation.as_deref().and_then(|o| front_address(o, apps)).map(|(_, now)| now);
