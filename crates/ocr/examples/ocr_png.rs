@@ -2,7 +2,8 @@
 //!
 //! `cargo run --release -p handrail-ocr --example ocr_png -- shot.png [--langs eng] [--psm 3|11]
 //!  [--upscale never|always|auto] [--parallel N] [--repeat N] [--var name=value]...
-//!  [--terminal X,Y,W,H [--terminal-factor N] [--terminal-psm 6|11] [--terminal-min-conf C]]`
+//!  [--terminal X,Y,W,H [--terminal-factor N] [--terminal-psm 6|11] [--terminal-min-conf C]
+//!  [--terminal-keep-cursor]]`
 //!
 //! `--terminal` names a region showing a terminal (as the engine does for a frontmost terminal window).
 //!
@@ -82,6 +83,7 @@ fn main() -> Result<(), String> {
             "--terminal-min-conf" => {
                 config.terminal.min_confidence = value()?.parse().map_err(|e| format!("--terminal-min-conf: {e}"))?
             }
+            "--terminal-keep-cursor" => config.terminal.erase_cursor = false,
             "--terminal-psm" => {
                 config.terminal.page_seg_mode =
                     if value()? == "11" { PageSegMode::SparseText } else { PageSegMode::SingleBlock }

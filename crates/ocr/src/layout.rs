@@ -13,13 +13,19 @@ pub(crate) struct LayoutParams {
     pub min_confidence: f32,
     /// A gap wider than this many row heights starts a new label.
     pub max_gap: f32,
+    /// A lone prompt sign (`$`, `#`, `%`, `>`, `❯`, `➜`) is a label: in a terminal it is the prompt row
+    /// a bare prompt stands on, the row the next line is typed into.
+    pub prompts: bool,
 }
 
 impl Default for LayoutParams {
     fn default() -> Self {
-        Self { min_confidence: 60.0, max_gap: 1.0 }
+        Self { min_confidence: 60.0, max_gap: 1.0, prompts: false }
     }
 }
+
+/// What a shell's prompt ends with.
+const PROMPT_SIGNS: [char; 6] = ['$', '#', '%', '>', '❯', '➜'];
 
 /// Words less tall than this (frame pixels) are decorations (window-button glyphs, separators,
 /// underlines), not text — except Thai marks, which are small and come back as tokens of their own.
@@ -207,8 +213,7 @@ pub(crate) fn group(words: &[Word], params: LayoutParams) -> Vec<OcrLine> {
         });
         groups[g].push(kept[i]);
     }
-    let mut lines: Vec<OcrLine> =
-        groups.iter().filter_map(|g| label(g)).filter(|l| worth_a_label(l, params.min_confidence)).collect();
+    let mut lines: Vec<OcrLine> = groups.iter().filter_map(|g| label(g)).filter(|l| worth_a_label(l, params)).collect();
     lines.sort_by_key(|l| (l.bounds.y, l.bounds.x));
     lines
 }
@@ -220,11 +225,12 @@ fn starts_with_mark(text: &str) -> bool {
 /// Whether a label is worth reporting. A lone character is usually an icon read as a glyph (window
 /// buttons come back as "o", "=" or a Thai consonant): keep only a confident ASCII letter or digit ("x",
 /// "7"). A label with Thai in it must be confident as a whole (its tokens are not judged one by one).
-fn worth_a_label(line: &OcrLine, min_confidence: f32) -> bool {
+fn worth_a_label(line: &OcrLine, params: LayoutParams) -> bool {
     let mut chars = line.text.chars();
     match (chars.next(), chars.next()) {
+        (Some(c), None) if params.prompts && PROMPT_SIGNS.contains(&c) => line.confidence >= params.min_confidence,
         (Some(c), None) => c.is_ascii_alphanumeric() && line.confidence >= 80.0,
-        _ => !line.text.chars().any(is_thai) || line.confidence >= min_confidence,
+        _ => !line.text.chars().any(is_thai) || line.confidence >= params.min_confidence,
     }
 }
 

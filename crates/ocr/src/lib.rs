@@ -37,6 +37,7 @@
 #![cfg(unix)]
 
 mod changes;
+mod cursor;
 mod engine;
 mod ffi;
 mod grey;
@@ -80,7 +81,7 @@ pub mod fuzzing {
 
     /// Groups recognised words (text, frame bounds, confidence) into labels, as a read does.
     pub fn group(recognised: &[(String, Rect, f32)], min_confidence: f32, max_gap: f32) -> Vec<OcrLine> {
-        layout::group(&words(recognised), LayoutParams { min_confidence, max_gap })
+        layout::group(&words(recognised), LayoutParams { min_confidence, max_gap, ..LayoutParams::default() })
     }
 
     /// The spans worth reading again in other languages, with the indices of the words each replaces.

@@ -37,11 +37,19 @@ pub struct TerminalReading {
     pub min_confidence: f32,
     /// Bound on the upscaled image handed to Tesseract (pixels), which bounds the time of one read.
     pub max_pixels: u64,
+    /// Erase an empty block cursor before reading (`cursor.rs`), so a bare prompt reads as its sign.
+    pub erase_cursor: bool,
 }
 
 impl Default for TerminalReading {
     fn default() -> Self {
-        Self { factor: 2, page_seg_mode: PageSegMode::SingleBlock, min_confidence: 45.0, max_pixels: 6_000_000 }
+        Self {
+            factor: 2,
+            page_seg_mode: PageSegMode::SingleBlock,
+            min_confidence: 45.0,
+            max_pixels: 6_000_000,
+            erase_cursor: true,
+        }
     }
 }
 
@@ -114,10 +122,49 @@ impl TesseractOcr {
         Ok(lines)
     }
 
-    /// Reads one terminal region `t` of `grey` whole.
+    /// Reads one terminal region `t` of `grey` whole, then the row of each empty block cursor again
+    /// without the cursor (see `cursor.rs`): read with it, a bare prompt comes back as one unreadable
+    /// word. Only that row is read again: read whole without the cursor, a terminal in a small bitmap
+    /// font reads other rows worse (xterm's `word-77-ok` as `word-?77-ok`).
     fn read_terminal(&self, grey: &GreyImage, t: Rect, area: Rect, factor: u32) -> Result<Vec<OcrLine>, OcrError> {
         let started = Instant::now();
-        let mut img = self.prepared(grey, t);
+        let mut lines = self.read_block(grey, t, area, factor)?;
+        let cursors = if self.config.terminal.erase_cursor { grey.block_cursors(t) } else { Vec::new() };
+        for cursor in &cursors {
+            let c = cursor.rect;
+            // From the terminal's left edge through the cursor, with a little of the rows around it.
+            let Some(row) =
+                Rect::new(t.x, c.y - 2, (c.right() - i64::from(t.x)).max(0) as u32 + 2, c.height + 4).intersection(&t)
+            else {
+                continue;
+            };
+            let mut cleaned = grey.clone();
+            cleaned.erase(cursor);
+            let read = self.read_block(&cleaned, row, area, factor)?;
+            let in_frame = Rect::new(row.x + area.x, row.y + area.y, row.width, row.height);
+            let cursor_row = |l: &OcrLine| in_frame.contains(l.bounds.center());
+            lines.retain(|l| !cursor_row(l));
+            lines.extend(read.into_iter().filter(|l| cursor_row(l)));
+        }
+        lines.sort_by_key(|l| (l.bounds.y, l.bounds.x));
+        let mut stats = lock(&self.stats);
+        stats.terminal_passes += 1;
+        stats.tesseract_runs += 1 + cursors.len() as u64;
+        stats.pixels_read += t.area();
+        stats.last_terminal_factor = factor;
+        drop(stats);
+        log::debug!(
+            "ocr: terminal {t:?} at {factor}x: {} lines, {} cursor rows read again, in {:?}",
+            lines.len(),
+            cursors.len(),
+            started.elapsed()
+        );
+        Ok(lines)
+    }
+
+    /// Reads `r` of `grey` as one block of terminal text, its lines in frame coordinates.
+    fn read_block(&self, grey: &GreyImage, r: Rect, area: Rect, factor: u32) -> Result<Vec<OcrLine>, OcrError> {
+        let mut img = self.prepared(grey, r);
         if factor > 1 {
             img = img.upscale(factor);
         }
@@ -134,20 +181,16 @@ impl TesseractOcr {
         self.give_back(engines);
         let mut words = read?;
         for w in &mut words {
-            let b = unscale(&w.bounds, &t, factor);
+            let b = unscale(&w.bounds, &r, factor);
             w.bounds = Rect::new(b.x + area.x, b.y + area.y, b.width, b.height);
             log::trace!("ocr: terminal word {:?} {:?} {:.0}", w.text, w.bounds, w.confidence);
         }
-        let params = LayoutParams { min_confidence: self.config.terminal.min_confidence, ..LayoutParams::default() };
-        let lines = layout::group(&words, params);
-        let mut stats = lock(&self.stats);
-        stats.terminal_passes += 1;
-        stats.tesseract_runs += 1;
-        stats.pixels_read += t.area();
-        stats.last_terminal_factor = factor;
-        drop(stats);
-        log::debug!("ocr: terminal {t:?} at {factor}x: {} lines in {:?}", lines.len(), started.elapsed());
-        Ok(lines)
+        let params = LayoutParams {
+            min_confidence: self.config.terminal.min_confidence,
+            prompts: true,
+            ..LayoutParams::default()
+        };
+        Ok(layout::group(&words, params))
     }
 }
 

@@ -249,3 +249,49 @@ fn icon_glyphs_are_never_read_as_thai() {
     assert!(misread.is_empty(), "icons read as Thai: {misread:?}\n{}", dump(&lines));
     assert!(lines.iter().any(|l| l.text.contains("Budget for the second quarter")), "{}", dump(&lines));
 }
+
+/// xterm with a bare prompt under a command that printed nothing: the block cursor right after `$ `
+/// used to join the `$` into one unreadable word, and the row above (the command that already ran)
+/// was the lowest one read, which the terminal guard takes for the line being typed. The prompt row
+/// is read as `$`, the lowest row.
+#[test]
+fn a_bare_prompt_with_its_block_cursor_is_the_lowest_row_read() {
+    let _serial = serial();
+    init_log();
+    let sb = desktop();
+    let dir = sb.root().join("prompt");
+    std::fs::create_dir_all(&dir).expect("a folder");
+    let mut xterm = sb
+        .command("xterm")
+        .args(["-fa", "DejaVu Sans Mono", "-fs", "13", "-geometry", "90x16+40+40", "-e", "bash", "--norc"])
+        .env("PS1", "$ ")
+        .current_dir(&dir)
+        .spawn()
+        .expect("xterm starts");
+    let focus = sb
+        .command("xdotool")
+        .args(["search", "--sync", "--onlyvisible", "--class", "XTerm", "windowactivate", "--sync"])
+        .status()
+        .expect("xdotool runs");
+    assert!(focus.success(), "xterm came up");
+    let typed = sb.command("xdotool").args(["type", "--delay", "20", "echo hi > out.txt\n"]).status().expect("xdotool");
+    assert!(typed.success());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while !dir.join("out.txt").exists() {
+        assert!(std::time::Instant::now() < deadline, "the command never ran");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // The next prompt is drawn once the screen holds still with two rows of text in the terminal.
+    let terminal = Rect::new(41, 60, 994, 356);
+    let frame = capture_settled(&sb, |f| ink_bounds(f, terminal).is_some_and(|b| b.height > 30));
+    let _ = xterm.kill();
+    let _ = xterm.wait();
+    let ocr = ocr();
+    ocr.set_terminal_regions(vec![terminal]);
+    let read = ocr.recognize(&frame, None).expect("recognize");
+    let inside: Vec<_> = read.iter().filter(|l| terminal.contains(l.bounds.center())).collect();
+    let lowest = inside.iter().max_by_key(|l| l.bounds.bottom()).unwrap_or_else(|| panic!("{}", dump(&read)));
+    assert_eq!(lowest.text, "$", "the prompt row is the lowest read: {}", dump(&read));
+    let command = inside.iter().find(|l| l.text.contains("out.txt")).unwrap_or_else(|| panic!("{}", dump(&read)));
+    assert!(lowest.bounds.y > command.bounds.bottom() as i32 - 2, "below the command: {}", dump(&read));
+}
