@@ -37,7 +37,8 @@ pub struct TerminalReading {
     pub min_confidence: f32,
     /// Bound on the upscaled image handed to Tesseract (pixels), which bounds the time of one read.
     pub max_pixels: u64,
-    /// Erase an empty block cursor before reading (`cursor.rs`), so a bare prompt reads as its sign.
+    /// Read the row of an empty block cursor again with the cursor painted over (`cursor.rs`), so a
+    /// bare prompt reads as its sign.
     pub erase_cursor: bool,
 }
 

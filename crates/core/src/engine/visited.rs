@@ -23,7 +23,7 @@ use handrail_platform::{AppRules, KeyCombo, Role, SettleRequest, States};
 
 use super::observe::observe;
 use super::Engine;
-use crate::guard::navigation::{is_address_bar, visited_refusal};
+use crate::guard::navigation::{address_of, is_address_bar, visited_refusal, Address};
 use crate::guard::Rule;
 use crate::keys::parse_key_combo;
 use crate::observation::{Element, Observation};
@@ -36,10 +36,10 @@ pub(super) const REFUSED_PAGES: usize = 256;
 
 /// A page's address as compared with the proxy's refusals: host, port and path, lower-cased host,
 /// whatever the scheme, query or fragment (the address bar may show `127.0.0.2:8080/link` for the
-/// proxy's `http://127.0.0.2:8080/link`).
+/// proxy's `http://127.0.0.2:8080/link`), read as an address bar reads it.
 fn page_key(address: &str) -> Option<String> {
-    let with_scheme = if address.contains("://") { address.to_owned() } else { format!("http://{address}") };
-    let u = url::Url::parse(&with_scheme).ok()?;
+    let Address::Url(url) = address_of(address) else { return None };
+    let u = url::Url::parse(&url).ok()?;
     let host = u.host_str()?.to_ascii_lowercase();
     let port = u.port_or_known_default().map_or_else(String::new, |p| format!(":{p}"));
     Some(format!("{host}{port}{}", u.path()))
