@@ -218,10 +218,32 @@ def test_the_task_scores_0_untouched_and_1_after_its_solution_through_the_comput
     score0_s = time.monotonic() - t0
     assert untouched == 0, f"the untouched desktop scores {untouched}"
 
+    # What the solution did and what the tool answered, for the failure message: a solution that
+    # ran to its end and still scores 0 is explained by these answers and the screen after them.
+    transcript: list[str] = []
+
     async def run():
         async with Computer(env.provider.mcp_url, env.provider.token) as computer:
             computer.new_turn(task["id"], intent=task["instruction"])
-            await solutions.solve(computer, task)
+            call = computer.call
+
+            async def recorded(action, **args):
+                result = await call(action, **args)
+                shown = {k: v for k, v in args.items() if v is not None and k != "observation_id"}
+                transcript.append(f"{action} {shown}: {result.tag} {result.text[:400]!r}")
+                return result
+
+            computer.call = recorded
+            try:
+                await solutions.solve(computer, task)
+            finally:
+                with contextlib.suppress(Exception):
+                    after = (await call("see")).observation
+                    # Terminals and the focused element first: their text is what a typing reached.
+                    shown = sorted((e for e in after.elements if e.source != "ocr"),
+                                   key=lambda e: (e.role != "terminal", "focused" not in e.states))
+                    transcript.append(f"after it: window {after.window!r}, elements " + repr(
+                        [f"{e.role} {e.label!r} {e.value!r} {e.states}"[:400] for e in shown][:60]))
             return computer.calls
 
     t0 = time.monotonic()
@@ -241,4 +263,4 @@ def test_the_task_scores_0_untouched_and_1_after_its_solution_through_the_comput
     score1_s = time.monotonic() - t0
     TIMINGS.append({"task": _task_id(path), "reset_s": reset_s, "setup_s": setup_s, "score0_s": score0_s,
                     "solve_s": solve_s, "calls": calls, "score1_s": score1_s})
-    assert score == 1, f"after the solution the task scores {score}"
+    assert score == 1, f"after the solution the task scores {score}; what it did:\n" + "\n".join(transcript[-12:])
