@@ -5,7 +5,10 @@
 //! children, its layout, its states, which decide whether its descendants are shown). A snapshot reads
 //! again only those nodes or subtrees of the cached windows and splices them in ([`splice`]), and asks
 //! every other node of such a window where it is and its states, which toolkits change without an
-//! event (a web page's layout, GTK 3's `default`); an unchanged window costs a two-call check. An event from an object the cache does not know (a text leaf, a new
+//! event (a web page's layout, GTK 3's `default`); an unchanged window costs a two-call check. After
+//! input that can move things without an event (`Accessibility::layout_may_have_moved`: Chromium
+//! announces no scroll inside a page), every reused window is asked so too, and the nodes left out as
+//! hidden ([`CachedWindow::hidden`]) whether they are shown now. An event from an object the cache does not know (a text leaf, a new
 //! child, a pruned hidden subtree) is traced up to a known ancestor, whose subtree is read again; when that
 //! fails (the object is gone, or no ancestor is known within a few steps), every window of its application
 //! is walked again: coarse, but never stale.
@@ -41,6 +44,10 @@ pub struct CachedWindow {
     pub toolkit: Toolkit,
     /// Containers whose children were not read, said why: they stay unread while the window is reused.
     pub unread: Vec<String>,
+    /// Nodes left out because they were not shown (with their subtrees), by path. Toolkits show some
+    /// without an event (Chromium's rows scrolled into view on its settings page): when the window is
+    /// read again in parts, these are asked too, and one shown now has the window walked whole.
+    pub hidden: Vec<Arc<str>>,
 }
 
 impl CachedWindow {
@@ -258,6 +265,9 @@ pub struct Plan {
     pub parts: HashMap<ObjRef, Vec<(Arc<str>, Reach)>>,
     /// Objects the cache does not know.
     pub unknown: Vec<ObjRef>,
+    /// Every reused window is asked again where its nodes are and whether its hidden ones are shown
+    /// (input may have moved them without an event).
+    pub restate: bool,
 }
 
 /// Beyond this many parts, a window is walked whole: one walk pipelines better than many subtrees.
@@ -347,6 +357,7 @@ mod tests {
     fn win(paths: &[&str]) -> CachedWindow {
         CachedWindow {
             unread: Vec::new(),
+            hidden: Vec::new(),
             toolkit: Toolkit::default(),
             extents: Rect { x: 10, y: 20, width: 100, height: 50 },
             nodes: paths

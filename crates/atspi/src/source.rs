@@ -51,6 +51,8 @@ struct Inner {
     conn: Option<Conn>,
     cache: Cache,
     stats: WalkStats,
+    /// Input may have moved what is shown without an event (see `layout_may_have_moved`).
+    layout_moved: bool,
 }
 
 struct Conn {
@@ -80,6 +82,7 @@ impl AtspiSource {
                 conn: None,
                 cache: Cache::default(),
                 stats: WalkStats::default(),
+                layout_moved: false,
             }),
         }
     }
@@ -143,7 +146,8 @@ impl Accessibility for AtspiSource {
         }
         let mut dirty = std::mem::take(&mut *conn.dirty.lock().unwrap_or_else(PoisonError::into_inner));
         inner.cache.active_descendants.extend(dirty.active.drain());
-        let plan = dirty.plan(&inner.cache);
+        let mut plan = dirty.plan(&inner.cache);
+        plan.restate = std::mem::take(&mut inner.layout_moved);
         let walk_deadline = deadline.checked_sub(ASSEMBLY_MARGIN.min(limits.deadline / 10)).unwrap_or(deadline);
         let result = walk::walk(&mut conn.bus, limits, walk_deadline, &inner.cache, plan, &conn.dirty);
         if result.connection_lost {
@@ -167,6 +171,10 @@ impl Accessibility for AtspiSource {
             dirty.events,
         );
         result.snapshot
+    }
+
+    fn layout_may_have_moved(&self) {
+        self.lock().layout_moved = true;
     }
 }
 

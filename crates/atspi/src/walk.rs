@@ -178,6 +178,10 @@ enum Purpose {
     /// The attributes of a child kept by a `Children` part of window `.0` (index into `kept_paths`):
     /// its place among its siblings (`posinset`, `setsize`) changes with them, without an event.
     KeptAttributes(usize, usize),
+    /// The states of a node of window `.0` left out as not shown (index into `hidden_paths`).
+    HiddenStates(usize, usize),
+    /// Its extents (what some toolkits say of not being shown).
+    HiddenExtents(usize, usize),
 }
 
 struct Queued {
@@ -242,7 +246,17 @@ struct Win {
     /// Children kept by `Children` parts, and their attributes read again.
     kept_paths: Vec<Arc<str>>,
     kept_attributes: HashMap<Arc<str>, Vec<(String, String)>>,
+    /// Nodes this walk left out as not shown (see `CachedWindow::hidden`).
+    hidden: Vec<Arc<str>>,
+    /// With parts: the cached window's hidden nodes asked again, and their answers so far (states,
+    /// extents) by index.
+    hidden_paths: Vec<Arc<str>>,
+    hidden_answers: HashMap<usize, HiddenAnswer>,
 }
+
+/// What a hidden node answered when asked again: its states, then (only if they say it is shown) its
+/// extents. The outer `None`: not answered yet; the inner: answered with nothing (gone, or not asked).
+type HiddenAnswer = (Option<Option<AtspiStates>>, Option<Option<Extents>>);
 
 /// `x, y, width, height` as a toolkit answers them.
 type Extents = (i32, i32, i32, i32);
@@ -619,7 +633,11 @@ impl Walker<'_> {
                 let bus = self.tracing[k].bus.clone();
                 self.plan.walk_app(&bus, self.cache);
             }
-            Purpose::NodeExtents(w, _) | Purpose::NodeStates(w, _) | Purpose::KeptAttributes(w, _) => {
+            Purpose::NodeExtents(w, _)
+            | Purpose::NodeStates(w, _)
+            | Purpose::KeptAttributes(w, _)
+            | Purpose::HiddenStates(w, _)
+            | Purpose::HiddenExtents(w, _) => {
                 self.wins[w].outstanding -= 1;
                 self.wins[w].truncated = true;
             }
@@ -698,6 +716,28 @@ impl Walker<'_> {
                     self.walk_instead(w);
                 }
             }
+            Purpose::HiddenStates(w, i) => {
+                let states = v.as_ref().and_then(states_of);
+                let win = &mut self.wins[w];
+                win.outstanding -= 1;
+                // Shown by its states: its extents decide (what GTK says of rows scrolled away).
+                let ask_extents = states.is_some() && win.toolkit.drawn(states, None);
+                let answers = win.hidden_answers.entry(i).or_default();
+                answers.0 = Some(states);
+                if !ask_extents {
+                    answers.1 = Some(None);
+                    return;
+                }
+                let coords = if win.toolkit.window_relative() { COORD_WINDOW } else { COORD_SCREEN };
+                let (bus, path) = (win.obj.bus.clone(), win.hidden_paths[i].clone());
+                win.outstanding += 1;
+                self.enqueue(&bus, path, COMPONENT, "GetExtents", vec![Arg::U32(coords)], Purpose::HiddenExtents(w, i));
+            }
+            Purpose::HiddenExtents(w, i) => {
+                self.wins[w].hidden_answers.entry(i).or_default().1 = Some(v.as_ref().and_then(extents_of));
+                self.wins[w].outstanding -= 1;
+                self.on_hidden_answer(w, i);
+            }
         }
     }
 
@@ -752,6 +792,9 @@ impl Walker<'_> {
                 restated: HashMap::new(),
                 kept_paths: Vec::new(),
                 kept_attributes: HashMap::new(),
+                hidden: Vec::new(),
+                hidden_paths: Vec::new(),
+                hidden_answers: HashMap::new(),
             });
             if cached {
                 self.enqueue(&obj.bus, obj.path.clone(), ACCESSIBLE, "GetState", vec![], Purpose::WinState(w));
@@ -795,7 +838,8 @@ impl Walker<'_> {
             || self.wins[w].parts.len() + late.len() > cache::MAX_PARTS;
         self.wins[w].mode = match (extents, cached) {
             (Some(now), Some(then)) if !whole && now.width == then.width && now.height == then.height => {
-                if !late.is_empty() && self.wins[w].parts.is_empty() {
+                // (With parts, they were asked when the window's check began.)
+                if (!late.is_empty() || self.plan.restate) && self.wins[w].parts.is_empty() {
                     self.ask_extents_again(w);
                 }
                 for (path, reach) in late {
@@ -857,6 +901,30 @@ impl Walker<'_> {
             self.enqueue(&bus, path.clone(), ACCESSIBLE, "GetState", vec![], Purpose::NodeStates(w, i));
         }
         self.wins[w].moved_paths = paths;
+        // After input that may have moved things (a scroll): whether what was left out as not shown is
+        // shown now. Not after every event: a change a toolkit announces shows what it shows with
+        // events of its own, and asking cost a third more calls of each part read on a changing page.
+        // (Their states first: most still say they are hidden, and their extents are not needed.)
+        if !self.plan.restate {
+            return;
+        }
+        let hidden = cached.hidden.clone();
+        for (i, path) in hidden.iter().enumerate() {
+            self.wins[w].outstanding += 1;
+            self.enqueue(&bus, path.clone(), ACCESSIBLE, "GetState", vec![], Purpose::HiddenStates(w, i));
+        }
+        self.wins[w].hidden_paths = hidden;
+    }
+
+    /// Both answers about hidden node `i` of window `w` are in: one shown now (its window said nothing
+    /// of it) has the window walked whole, its place in the tree being unknown here. One gone, or
+    /// without extents, is simply no longer hidden there.
+    fn on_hidden_answer(&mut self, w: usize, i: usize) {
+        let Some(&(Some(states), Some(extents))) = self.wins[w].hidden_answers.get(&i) else { return };
+        if states.is_some() && self.wins[w].toolkit.drawn(states, extents) {
+            log::debug!("a11y: {} shown now without an event: window walked again", self.wins[w].hidden_paths[i]);
+            self.walk_instead(w);
+        }
     }
 
     /// Starts reading part `k` of window `win` again: all its fields at once but its children, which
@@ -984,6 +1052,11 @@ impl Walker<'_> {
         }
         let toolkit = self.wins[win].toolkit;
         if !data.shown(toolkit) {
+            // Remembered, to be asked again (see `CachedWindow::hidden`); a window's own root that is not
+            // shown drops the window instead.
+            if parent.is_some() || part.is_some() {
+                self.wins[win].hidden.push(obj.path.clone());
+            }
             return;
         }
         data.name = toolkit.readable_name(std::mem::take(&mut data.name));
@@ -1287,7 +1360,7 @@ impl Walker<'_> {
                 Mode::Reuse { dx, dy } => {
                     let Some(cached) = self.cache.windows.get(&win.obj) else { continue };
                     let mut moved = cached.translated(dx, dy);
-                    if !win.parts.is_empty() {
+                    if !win.parts.is_empty() || !win.moved_paths.is_empty() || !win.hidden_paths.is_empty() {
                         // Parts read again are spliced in only when every one of them was read whole; a
                         // window left as it was is not cached, so the next snapshot walks it.
                         if win.outstanding == 0 && !win.truncated && finished_in_time_for(&self, win) {
@@ -1316,6 +1389,7 @@ impl Walker<'_> {
                             paths,
                             toolkit: win.toolkit,
                             unread: win.unread.clone(),
+                            hidden: win.hidden.clone(),
                         };
                         fresh.push((win.obj.clone(), cached));
                     }
@@ -1411,6 +1485,23 @@ impl Walker<'_> {
                 cached.unread.push(note.clone());
             }
         }
+        // Hidden now: those still there and still not shown when asked (one shown had the window walked
+        // instead; not asked, they stay), those the parts left out, and those that went out of sight.
+        let still_hidden: Vec<Arc<str>> = if win.hidden_paths.is_empty() {
+            std::mem::take(&mut cached.hidden)
+        } else {
+            win.hidden_paths
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| matches!(win.hidden_answers.get(i), Some((Some(Some(_)), _))))
+                .map(|(_, p)| p.clone())
+                .collect()
+        };
+        let mut hidden: Vec<Arc<str>> =
+            still_hidden.into_iter().chain(win.hidden.iter().cloned()).chain(gone).collect();
+        hidden.sort();
+        hidden.dedup();
+        cached.hidden = hidden;
         if let Some(window) = cached.nodes.first() {
             cached.extents = window.bounds;
         }

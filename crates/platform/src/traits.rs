@@ -261,6 +261,12 @@ impl Default for AxLimits {
 /// not an error.
 pub trait Accessibility: Send {
     fn snapshot(&self, limits: &AxLimits) -> AxSnapshot;
+
+    /// Input was sent that can move what is shown without the toolkits saying so (a scroll, a drag,
+    /// keys that scroll a view: Chromium announces no scroll of an element inside a page): the next
+    /// snapshot asks again where every node it would reuse is, and whether one it left out as hidden
+    /// is shown now. A source that reads everything afresh each time has nothing to do.
+    fn layout_may_have_moved(&self) {}
 }
 
 /// Recognises text in pixels.

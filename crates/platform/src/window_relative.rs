@@ -128,6 +128,10 @@ impl<O: SurfaceOrigins> Accessibility for WindowRelative<O> {
         }
         snapshot
     }
+
+    fn layout_may_have_moved(&self) {
+        self.inner.layout_may_have_moved();
+    }
 }
 
 #[cfg(test)]

@@ -344,6 +344,10 @@ impl Accessibility for SimAccessibility {
         w.advance_by(read_time);
         snapshot
     }
+
+    fn layout_may_have_moved(&self) {
+        self.0.lock().calls.push(SimCall::AxLayoutMayHaveMoved);
+    }
 }
 
 pub(crate) struct SimOcr(pub(crate) Shared);

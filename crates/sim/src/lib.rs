@@ -103,6 +103,8 @@ pub enum SimCall {
     LaunchApp(String),
     OpenUrl(String),
     AxSnapshot,
+    /// The engine said the layout may have moved (see `Accessibility::layout_may_have_moved`).
+    AxLayoutMayHaveMoved,
     Ocr {
         region: Option<Rect>,
     },

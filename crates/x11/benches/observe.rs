@@ -27,6 +27,10 @@ impl Accessibility for SharedAx {
     fn snapshot(&self, limits: &AxLimits) -> AxSnapshot {
         self.0.snapshot(limits)
     }
+
+    fn layout_may_have_moved(&self) {
+        self.0.layout_may_have_moved();
+    }
 }
 struct SharedOcr(Arc<TesseractOcr>);
 impl Ocr for SharedOcr {

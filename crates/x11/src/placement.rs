@@ -82,6 +82,10 @@ impl Accessibility for PlacedAccessibility {
         }
         snapshot
     }
+
+    fn layout_may_have_moved(&self) {
+        self.inner.layout_may_have_moved();
+    }
 }
 
 /// Which of `clients` is the accessible window `size` titled `title`: among the free ones of that

@@ -40,7 +40,9 @@ pub(super) fn perform(
         }
         Command::Drag { .. } => {
             let to = aims.get(1).map(|a| a.point);
-            desktop.input.drag(need(first)?, need(to)?)
+            desktop.input.drag(need(first)?, need(to)?)?;
+            desktop.accessibility.layout_may_have_moved();
+            Ok(())
         }
         Command::Type { text, target } => {
             // A target that already has focus is typed into as it is: clicking it again would move
@@ -51,8 +53,17 @@ pub(super) fn perform(
             }
             desktop.input.type_text(text)
         }
-        Command::Key { combo } => desktop.input.key(combo),
-        Command::Scroll { direction, amount, .. } => desktop.input.scroll(first, *direction, *amount),
+        // Keys scroll views too (Page Down, Space, the arrows, Home and End).
+        Command::Key { combo } => {
+            desktop.input.key(combo)?;
+            desktop.accessibility.layout_may_have_moved();
+            Ok(())
+        }
+        Command::Scroll { direction, amount, .. } => {
+            desktop.input.scroll(first, *direction, *amount)?;
+            desktop.accessibility.layout_may_have_moved();
+            Ok(())
+        }
         Command::OpenApp { app } => desktop.windows.launch_app(app).map(|_| ()),
         Command::OpenUrl { url } => {
             // Vetted again here so the URL that is opened is exactly the normalised, checked one.
