@@ -12,7 +12,8 @@ Each task's times (reset, set-up, scoring, solution) are printed at the end, and
 $HANDRAIL_OSWORLD_TIMINGS when it is set. A task whose app is not installed is skipped.
 
 $HANDRAIL_OSWORLD_TASKS chooses the tasks: `all` (the default), `sample` (the first task of each
-domain, which the project's test suite runs), or task ids separated by commas.
+domain, of handrail's own and of OSWorld's published ones: what the project's test suite runs), or
+task ids separated by commas.
 """
 
 from __future__ import annotations
@@ -48,9 +49,10 @@ def _chosen(paths: list[Path], choice: str) -> list[Path]:
     if choice == "all":
         return paths
     if choice == "sample":
-        firsts: dict[str, Path] = {}
+        # The first of each domain, of handrail's tasks and of OSWorld's published ones.
+        firsts: dict[tuple[str, str], Path] = {}
         for path in paths:
-            firsts.setdefault(path.parent.name, path)
+            firsts.setdefault((path.parent.parent.name, path.parent.name), path)
         return list(firsts.values())
     ids = {i.strip() for i in choice.split(",") if i.strip()}
     chosen = [p for p in paths if p.stem in ids]
@@ -91,8 +93,9 @@ def _missing_apps(task: dict) -> list[str]:
 
 def test_a_sample_holds_one_task_of_every_domain():
     sample = _chosen(ALL_TASK_PATHS, "sample")
-    domains = {p.parent.name for p in ALL_TASK_PATHS}
-    assert sorted(p.parent.name for p in sample) == sorted(domains)
+    domains = {(p.parent.parent.name, p.parent.name) for p in ALL_TASK_PATHS}
+    assert sorted((p.parent.parent.name, p.parent.name) for p in sample) == sorted(domains)
+    assert any(p.parent.parent.name == "published" for p in sample)
     assert _chosen(ALL_TASK_PATHS, sample[0].stem) == [sample[0]]
     with pytest.raises(pytest.UsageError):
         _chosen(ALL_TASK_PATHS, "no-such-task")

@@ -206,9 +206,10 @@ fn still_with_time_ahead(h: &dyn Harness, span: Duration) {
 pub fn settle_waits_for_a_late_reaction(h: &mut dyn Harness) {
     let mut probe = h.open_probe("conformance settle");
     // A response window well past the reaction's 300 ms: on a busy machine the app's timer and its
-    // repaint come later (at load 13 the change came after the default 400 ms had passed). What is
-    // checked is that the wait holds for a change that comes late, whatever the window.
-    let request = SettleRequest { response_window: Duration::from_millis(2000), ..SettleRequest::default() };
+    // repaint come later (at load 13 the change came after the default 400 ms had passed; GNOME 48
+    // under the loaded suite, after 2 s). What is checked is that the wait holds for a change that
+    // comes late, whatever the window; a wide one costs nothing when the change comes.
+    let request = SettleRequest { response_window: Duration::from_millis(5000), ..SettleRequest::default() };
     // Let the window finish appearing, so only the reaction is news.
     still_with_time_ahead(h, request.response_window + Duration::from_secs(1));
     let mut watch = h.desktop().settle.watch().expect("watch");
@@ -217,10 +218,12 @@ pub fn settle_waits_for_a_late_reaction(h: &mut dyn Harness) {
     // The desktop's own clock: virtual time on the simulated one.
     let waited = report.waited;
     drop(watch);
-    assert!(report.saw_change && report.settled, "{}: {report:?}", h.name());
+    // What the app did first, whatever the wait saw: a change the wait missed is told from an app that
+    // had not reacted yet.
+    expect(h, probe.as_mut(), "the late reaction", &|l| l == "late-done");
+    assert!(report.saw_change && report.settled, "{}: the app reacted, the wait saw no change: {report:?}", h.name());
     // The press paints nothing; the label changes 300 ms later. The wait saw that, not just quiet.
     assert!(waited >= Duration::from_millis(250), "{}: returned after {waited:?}: {report:?}", h.name());
-    expect(h, probe.as_mut(), "the late reaction", &|l| l == "late-done");
 }
 
 pub fn settle_returns_after_the_response_window_when_nothing_changes(h: &mut dyn Harness) {

@@ -511,25 +511,56 @@ async def _chrome_download(c: Computer, task: dict) -> None:
     await click(c, "Download our menu (CSV)", "link")
 
 
-@solution("e9de56bd-cf6b-48d0-8be7-0f569a324366")  # a folder Work on the bookmarks bar
-async def _chrome_folder(c: Computer, task: dict) -> None:
-    await chrome_page(c, "Harbor Bakery")
+async def chrome_bookmarks_bar_folder(c: Computer, name: str) -> None:
+    """Adds a folder `name` to the bookmarks bar through the bookmark manager."""
     await key(c, "ctrl+shift+o")  # the bookmark manager, the bookmarks bar selected
     await chrome_page(c, "Bookmarks")
     await click(c, "Organize", "button")
     await click(c, "Add new folder", "menu_item")
     await wait_for(c, lambda o: elements(o, "Name", "entry", state="focused"), "the new folder's name field")
-    await type_text(c, "Work")
+    await type_text(c, name)
     await click(c, "Save", "button")
-    await wait_for(c, lambda o: elements(o, "More actions for Work", "button"), "the folder Work in the list")
+    await wait_for(c, lambda o: elements(o, f"More actions for {name}", "button"), f"the folder {name} in the list")
+
+
+@solution("e9de56bd-cf6b-48d0-8be7-0f569a324366")  # a folder Work on the bookmarks bar
+async def _chrome_folder(c: Computer, task: dict) -> None:
+    await chrome_page(c, "Harbor Bakery")
+    await chrome_bookmarks_bar_folder(c, "Work")
 
 
 async def chrome_settings(c: Computer) -> None:
     """Opens Chrome's settings from its menu (an address typed there would be chrome://, which the
-    computer tool does not open)."""
-    await click(c, "Chromium", "button", what="Chrome's menu button")
+    computer tool does not open). The menu button is the rightmost of the toolbar's buttons named
+    after the browser: on its own pages the address bar's site chip is named so too."""
+    await click_found(c, lambda o: sorted((e for e in elements(o, "Chromium", "button") if e.bounds[1] < 100),
+                                          key=lambda e: -e.bounds[0]), "Chrome's menu button")
     await click(c, "Settings", "menu_item")
     await chrome_page(c, "Settings")
+
+
+async def chrome_settings_page(c: Computer, section: str, *links: str) -> None:
+    """Opens `section` of Chrome's settings (its side menu), then the links of its rows in turn (by the
+    start of their names: a row's link is named by its title and its summary). A row below the fold
+    is scrolled to."""
+    await chrome_settings(c)
+    await click(c, section, "menu_item")
+    # The page scrolls itself to the section first: a wheel turned meanwhile is undone.
+    await wait_for(c, lambda o: f"Settings - {section}" in (o.window or "") and elements(o, section, "heading"),
+                   f"the {section!r} settings")
+    for link in links:
+        def row(o: Observation) -> list[Element]:
+            return [e for e in elements(o, role="link") if e.label.startswith(link)]
+
+        for _ in range(6):
+            obs = _observed(await c.see())
+            if row(obs):
+                break
+            page = [e for e in elements(obs, role="document") if "Settings" in e.label]
+            if page:
+                await c.scroll(page[0], "down", 5)
+            await asyncio.sleep(0.3)
+        await click_found(c, row, f"the {link!r} row")
 
 
 @solution("3ecd4ac7-6f98-4263-9d74-f7386bfb2366")  # always show the bookmarks bar
@@ -543,15 +574,52 @@ async def _chrome_bookmarks_bar(c: Computer, task: dict) -> None:
                    "the bookmarks bar set to Always show")
 
 
-@solution("e29836b2-8b1d-444c-837e-607c908f2db0")  # profile name Bakery
-async def _chrome_profile_name(c: Computer, task: dict) -> None:
-    await chrome_page(c, "Harbor Bakery")
+async def chrome_profile_name(c: Computer, name: str) -> None:
+    """Names the profile `name` in Chrome's settings."""
     await chrome_settings(c)
     await click(c, "Customize profile", "link")
     _, found = await wait_for(c, lambda o: elements(o, "Name", "entry"), "the profile name field")
     _ok(await c.click(found[0], button="triple_click"), "select the profile name")
-    await type_text(c, "Bakery\n")
-    await wait_for(c, lambda o: any(e.value == "Bakery" for e in elements(o, "Name", "entry")), "the name Bakery")
+    await type_text(c, f"{name}\n")
+    await wait_for(c, lambda o: any(e.value == name for e in elements(o, "Name", "entry")), f"the name {name}")
+
+
+@solution("e29836b2-8b1d-444c-837e-607c908f2db0")  # profile name Bakery
+async def _chrome_profile_name(c: Computer, task: dict) -> None:
+    await chrome_page(c, "Harbor Bakery")
+    await chrome_profile_name(c, "Bakery")
+
+
+# OSWorld's published Chrome tasks (published/chrome): Chrome starts on a new tab.
+
+@solution("030eeff7-b492-4218-b312-701ec99ee0cc")  # turn on Do Not Track
+async def _published_do_not_track(c: Computer, task: dict) -> None:
+    await chrome_page(c, "Chromium")
+    await chrome_settings_page(c, "Privacy and security", "Third-party cookies")
+    await click(c, "Do Not Track", "toggle_button", contains=True)
+    await click(c, "Confirm", "button", what="the Do Not Track dialog's Confirm")
+    await wait_for(c, lambda o: any("checked" in e.states for e in elements(o, role="toggle_button", contains="Do Not Track")),
+                   "Do Not Track switched on")
+
+
+@solution("9656a811-9b5b-4ddf-99c7-5117bcef0626")  # Safe Browsing's enhanced protection
+async def _published_safe_browsing(c: Computer, task: dict) -> None:
+    await chrome_page(c, "Chromium")
+    await chrome_settings_page(c, "Privacy and security", "Security")
+    await click(c, "Enhanced protection", "radio")
+    await wait_for(c, lambda o: elements(o, "Enhanced protection", "radio", state="checked"), "enhanced protection chosen")
+
+
+@solution("2ad9387a-65d8-4e33-ad5b-7580065a27ca")  # a folder Favorites on the bookmarks bar
+async def _published_favorites_folder(c: Computer, task: dict) -> None:
+    await chrome_page(c, "Chromium")
+    await chrome_bookmarks_bar_folder(c, "Favorites")
+
+
+@solution("2ae9ba84-3a0d-4d4c-8338-3a1478dc5fe3")  # the profile's name to Thomas
+async def _published_profile_name(c: Computer, task: dict) -> None:
+    await chrome_page(c, "Chromium")
+    await chrome_profile_name(c, "Thomas")
 
 
 # ---- multi_apps

@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Callable, Iterator, Optional, Sequence
 
 TASKS_DIR = Path(__file__).parent / "tasks"
+# OSWorld's own published tasks that run here unchanged (see published/README.md): no files to make.
+PUBLISHED_DIR = Path(__file__).parent / "published"
 FILES_DIR = "task_files"  # under the folder the harness runs in
 SHARED = "shared"  # task_files/shared/: files several tasks upload
 
@@ -49,8 +51,12 @@ def files(task_id: str) -> Callable[[Builder], Builder]:
 
 
 def task_paths(tasks_dir: Path = TASKS_DIR) -> list[Path]:
-    """Every task file, domain by domain."""
-    return sorted(tasks_dir.glob("*/*.json"))
+    """Every task file, domain by domain: handrail's own, then OSWorld's published ones (when
+    `tasks_dir` is the default)."""
+    paths = sorted(tasks_dir.glob("*/*.json"))
+    if tasks_dir == TASKS_DIR:
+        paths += sorted(PUBLISHED_DIR.glob("*/*.json"))
+    return paths
 
 
 def load(path: Path) -> dict:
