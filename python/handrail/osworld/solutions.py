@@ -262,6 +262,8 @@ for _task_id, _lines in {
     "d4fb23bd-1585-4c36-9d78-333393ce79fc": ["cd ~ && tar -czf report.tar.gz report"],
     "cb939113-f48b-47de-a11d-2cb4dc9ed02d": ["ln -s ~/releases/v2 ~/latest"],
     "f1538d01-f269-45e7-8981-39c1943a2d87": ["sed -i 's/^port=8000$/port=8080/' ~/app.conf"],
+    # OSWorld's published os tasks (published/os).
+    "cc9d4f34-1ca0-4a1b-8ff2-09302696acb9": ["pkill -f my_process.sh"],
 }.items():
     solution(_task_id)(_terminal_task(*_lines))
 
