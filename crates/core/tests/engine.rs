@@ -450,6 +450,23 @@ fn scroll_and_drag_and_hover_reach_the_desktop() {
     assert!(fx_sim.calls().iter().any(|c| matches!(c, SimCall::MovePointer(_))));
 }
 
+/// Keys that scroll a view tell the accessibility source its layout may have moved; others leave it
+/// to the events their effects raise (a look after them stays as cheap as the events allow).
+#[test]
+fn keys_that_scroll_a_view_tell_the_accessibility_source() {
+    let (mut fx, _) = Fx::form();
+    fx.see();
+    let told = |fx: &Fx| fx.sim.calls().iter().filter(|c| matches!(c, SimCall::AxLayoutMayHaveMoved)).count();
+    let o = fx.call(&[("action", "key"), ("keys", "ctrl+b")]);
+    assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{}", o.text());
+    assert_eq!(told(&fx), 0);
+    for (keys, after) in [("Page_Down", 1), ("shift+Tab", 2), ("space", 3)] {
+        let o = fx.call(&[("action", "key"), ("keys", keys)]);
+        assert!(matches!(o.status, Status::Ok | Status::NoVisibleChange), "{keys}: {}", o.text());
+        assert_eq!(told(&fx), after, "{keys}");
+    }
+}
+
 #[test]
 fn inspect_publishes_a_detail_observation_with_a_crop() {
     let (mut fx, _) = Fx::form();

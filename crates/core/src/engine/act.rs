@@ -1,6 +1,6 @@
 //! Acting on the desktop: the one place an action's input is sent.
 
-use handrail_platform::{Desktop, MouseButton, PlatformError, Point};
+use handrail_platform::{Desktop, Key, MouseButton, PlatformError, Point};
 
 use super::Aim;
 use crate::guard::url::{vet_url, UrlPolicy};
@@ -53,10 +53,11 @@ pub(super) fn perform(
             }
             desktop.input.type_text(text)
         }
-        // Keys scroll views too (Page Down, Space, the arrows, Home and End).
         Command::Key { combo } => {
             desktop.input.key(combo)?;
-            desktop.accessibility.layout_may_have_moved();
+            if scrolls_a_view(combo.key) {
+                desktop.accessibility.layout_may_have_moved();
+            }
             Ok(())
         }
         Command::Scroll { direction, amount, .. } => {
@@ -72,6 +73,24 @@ pub(super) fn perform(
         }
         Command::See | Command::Inspect(_) => Ok(()),
     }
+}
+
+/// Keys that scroll the view they are pressed in (or move the focus into a part scrolled away), which
+/// toolkits do not always announce. Other keys leave the layout to the events their effects raise.
+fn scrolls_a_view(key: Key) -> bool {
+    matches!(
+        key,
+        Key::PageUp
+            | Key::PageDown
+            | Key::Home
+            | Key::End
+            | Key::Up
+            | Key::Down
+            | Key::Left
+            | Key::Right
+            | Key::Space
+            | Key::Tab
+    )
 }
 
 /// Whether `command`'s effect should show on its target's window (pointing at something shows what
