@@ -543,8 +543,7 @@ async def chrome_settings(c: Computer) -> None:
 
 async def chrome_settings_page(c: Computer, section: str, *links: str) -> None:
     """Opens `section` of Chrome's settings (its side menu), then the links of its rows in turn (by the
-    start of their names: a row's link is named by its title and its summary). A row below the fold
-    is scrolled to."""
+    start of their names: a row's link is named by its title and its summary)."""
     await chrome_settings(c)
     await click(c, section, "menu_item")
     # The page scrolls itself to the section first: a wheel turned meanwhile is undone.
@@ -554,15 +553,22 @@ async def chrome_settings_page(c: Computer, section: str, *links: str) -> None:
         def row(o: Observation) -> list[Element]:
             return [e for e in elements(o, role="link") if e.label.startswith(link)]
 
-        for _ in range(6):
-            obs = _observed(await c.see())
-            if row(obs):
-                break
-            page = [e for e in elements(obs, role="document") if "Settings" in e.label]
-            if page:
-                await c.scroll(page[0], "down", 5)
-            await asyncio.sleep(0.3)
-        await click_found(c, row, f"the {link!r} row")
+        await click_found(c, await chrome_settings_scrolled_to(c, row), f"the {link!r} row")
+
+
+async def chrome_settings_scrolled_to(c: Computer, find: Callable[[Observation], list[Element]]) \
+        -> Callable[[Observation], list[Element]]:
+    """Scrolls Chrome's settings page down until `find` lists something (a row below the fold), a few
+    turns of the wheel at most; `find` back, to act on what it finds."""
+    for _ in range(6):
+        obs = _observed(await c.see())
+        if find(obs):
+            break
+        page = [e for e in elements(obs, role="document") if "Settings" in e.label]
+        if page:
+            await c.scroll(page[0], "down", 5)
+        await asyncio.sleep(0.3)
+    return find
 
 
 @solution("3ecd4ac7-6f98-4263-9d74-f7386bfb2366")  # always show the bookmarks bar
@@ -610,6 +616,16 @@ async def _published_safe_browsing(c: Computer, task: dict) -> None:
     await chrome_settings_page(c, "Privacy and security", "Security")
     await click(c, "Enhanced protection", "radio")
     await wait_for(c, lambda o: elements(o, "Enhanced protection", "radio", state="checked"), "enhanced protection chosen")
+
+
+@solution("af630914-714e-4a24-a7bb-f9af687d3b91")  # the largest font size
+async def _published_font_size(c: Computer, task: dict) -> None:
+    await chrome_page(c, "Chromium")
+    await chrome_settings_page(c, "Appearance")
+    font_size = await chrome_settings_scrolled_to(c, lambda o: elements(o, "Font size", "combo_box"))
+    await click_found(c, font_size, "the Font size list")
+    await click(c, "Very large", "menu_item")
+    await wait_for(c, lambda o: any(e.value == "Very large" for e in font_size(o)), "the font size Very large")
 
 
 @solution("2ad9387a-65d8-4e33-ad5b-7580065a27ca")  # a folder Favorites on the bookmarks bar
