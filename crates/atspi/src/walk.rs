@@ -908,6 +908,12 @@ impl Walker<'_> {
         if !self.plan.restate {
             return;
         }
+        // (More than a walk's worth of them, a long list scrolled away: left as they were rather than
+        // asked one by one.)
+        if cached.hidden.len() > self.limits.max_nodes {
+            log::debug!("a11y: {} hidden nodes in a window, not asked again", cached.hidden.len());
+            return;
+        }
         let hidden = cached.hidden.clone();
         for (i, path) in hidden.iter().enumerate() {
             self.wins[w].outstanding += 1;
