@@ -131,7 +131,15 @@ impl TesseractOcr {
         let started = Instant::now();
         let mut lines = self.read_block(grey, t, area, factor)?;
         let cursors = if self.config.terminal.erase_cursor { grey.block_cursors(t) } else { Vec::new() };
+        // One copy of the frame with every cursor painted over (none made when there is no cursor);
+        // each cursor's row is read from it.
+        let mut cleaned = None;
         for cursor in &cursors {
+            let cleaned: &GreyImage = cleaned.get_or_insert_with(|| {
+                let mut copy = grey.clone();
+                cursors.iter().for_each(|c| copy.erase(c));
+                copy
+            });
             let c = cursor.rect;
             // From the terminal's left edge through the cursor, with a little of the rows around it.
             let Some(row) =
@@ -139,9 +147,7 @@ impl TesseractOcr {
             else {
                 continue;
             };
-            let mut cleaned = grey.clone();
-            cleaned.erase(cursor);
-            let read = self.read_block(&cleaned, row, area, factor)?;
+            let read = self.read_block(cleaned, row, area, factor)?;
             let in_frame = Rect::new(row.x + area.x, row.y + area.y, row.width, row.height);
             let cursor_row = |l: &OcrLine| in_frame.contains(l.bounds.center());
             lines.retain(|l| !cursor_row(l));
