@@ -491,6 +491,17 @@ async def _impress_delete(c: Computer, task: dict) -> None:
 
 # ---- chrome
 
+# What the browser calls itself in its window titles and its menu button: Debian's Chromium here,
+# Google Chrome on OSWorld's own image.
+BROWSER_NAMES = ("Chromium", "Google Chrome", "Chrome")
+
+
+async def chrome_window(c: Computer) -> Observation:
+    """Waits for a browser window showing a page (a new tab, say: OSWorld's tasks start Chrome so)."""
+    return (await wait_for(c, lambda o: (o.window or "").endswith(BROWSER_NAMES) and elements(o, role="document") and o,
+                           "a Chrome window", 60))[0]
+
+
 async def chrome_page(c: Computer, title_part: str) -> Observation:
     """Waits for Chrome's window showing a page whose title holds `title_part`, with its content."""
     return (await wait_for(c, lambda o: title_part in (o.window or "") and elements(o, role="document") and o,
@@ -535,7 +546,8 @@ async def chrome_settings(c: Computer) -> None:
     """Opens Chrome's settings from its menu (an address typed there would be chrome://, which the
     computer tool does not open). The menu button is the rightmost of the toolbar's buttons named
     after the browser: on its own pages the address bar's site chip is named so too."""
-    await click_found(c, lambda o: sorted((e for e in elements(o, "Chromium", "button") if e.bounds[1] < 100),
+    await click_found(c, lambda o: sorted((e for e in elements(o, role="button")
+                                           if e.label in BROWSER_NAMES and e.bounds[1] < 100),
                                           key=lambda e: -e.bounds[0]), "Chrome's menu button")
     await click(c, "Settings", "menu_item")
     await chrome_page(c, "Settings")
@@ -553,22 +565,22 @@ async def chrome_settings_page(c: Computer, section: str, *links: str) -> None:
         def row(o: Observation) -> list[Element]:
             return [e for e in elements(o, role="link") if e.label.startswith(link)]
 
-        await click_found(c, await chrome_settings_scrolled_to(c, row), f"the {link!r} row")
+        await chrome_settings_scroll_to(c, row)
+        await click_found(c, row, f"the {link!r} row")
 
 
-async def chrome_settings_scrolled_to(c: Computer, find: Callable[[Observation], list[Element]]) \
-        -> Callable[[Observation], list[Element]]:
+async def chrome_settings_scroll_to(c: Computer, find: Callable[[Observation], list[Element]]) -> None:
     """Scrolls Chrome's settings page down until `find` lists something (a row below the fold), a few
-    turns of the wheel at most; `find` back, to act on what it finds."""
+    turns of the wheel at most (each scroll comes back settled)."""
     for _ in range(6):
         obs = _observed(await c.see())
         if find(obs):
-            break
+            return
         page = [e for e in elements(obs, role="document") if "Settings" in e.label]
-        if page:
-            await c.scroll(page[0], "down", 5)
-        await asyncio.sleep(0.3)
-    return find
+        if not page:
+            await asyncio.sleep(0.3)  # the page is not listed yet: look again
+            continue
+        await c.scroll(page[0], "down", 5)
 
 
 @solution("3ecd4ac7-6f98-4263-9d74-f7386bfb2366")  # always show the bookmarks bar
@@ -602,7 +614,7 @@ async def _chrome_profile_name(c: Computer, task: dict) -> None:
 
 @solution("030eeff7-b492-4218-b312-701ec99ee0cc")  # turn on Do Not Track
 async def _published_do_not_track(c: Computer, task: dict) -> None:
-    await chrome_page(c, "Chromium")
+    await chrome_window(c)
     await chrome_settings_page(c, "Privacy and security", "Third-party cookies")
     await click(c, "Do Not Track", "toggle_button", contains=True)
     await click(c, "Confirm", "button", what="the Do Not Track dialog's Confirm")
@@ -612,7 +624,7 @@ async def _published_do_not_track(c: Computer, task: dict) -> None:
 
 @solution("9656a811-9b5b-4ddf-99c7-5117bcef0626")  # Safe Browsing's enhanced protection
 async def _published_safe_browsing(c: Computer, task: dict) -> None:
-    await chrome_page(c, "Chromium")
+    await chrome_window(c)
     await chrome_settings_page(c, "Privacy and security", "Security")
     await click(c, "Enhanced protection", "radio")
     await wait_for(c, lambda o: elements(o, "Enhanced protection", "radio", state="checked"), "enhanced protection chosen")
@@ -620,9 +632,13 @@ async def _published_safe_browsing(c: Computer, task: dict) -> None:
 
 @solution("af630914-714e-4a24-a7bb-f9af687d3b91")  # the largest font size
 async def _published_font_size(c: Computer, task: dict) -> None:
-    await chrome_page(c, "Chromium")
+    await chrome_window(c)
     await chrome_settings_page(c, "Appearance")
-    font_size = await chrome_settings_scrolled_to(c, lambda o: elements(o, "Font size", "combo_box"))
+
+    def font_size(o: Observation) -> list[Element]:
+        return elements(o, "Font size", "combo_box")
+
+    await chrome_settings_scroll_to(c, font_size)
     await click_found(c, font_size, "the Font size list")
     await click(c, "Very large", "menu_item")
     await wait_for(c, lambda o: any(e.value == "Very large" for e in font_size(o)), "the font size Very large")
@@ -630,13 +646,13 @@ async def _published_font_size(c: Computer, task: dict) -> None:
 
 @solution("2ad9387a-65d8-4e33-ad5b-7580065a27ca")  # a folder Favorites on the bookmarks bar
 async def _published_favorites_folder(c: Computer, task: dict) -> None:
-    await chrome_page(c, "Chromium")
+    await chrome_window(c)
     await chrome_bookmarks_bar_folder(c, "Favorites")
 
 
 @solution("2ae9ba84-3a0d-4d4c-8338-3a1478dc5fe3")  # the profile's name to Thomas
 async def _published_profile_name(c: Computer, task: dict) -> None:
-    await chrome_page(c, "Chromium")
+    await chrome_window(c)
     await chrome_profile_name(c, "Thomas")
 
 
