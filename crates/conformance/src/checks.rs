@@ -65,6 +65,69 @@ pub fn monitors_cover_the_screen(h: &mut dyn Harness) {
     assert_eq!(union, whole, "{}: {monitors:?}", h.name());
 }
 
+/// Times the probe's status label is flipped by [`captures_show_every_change_the_app_drew`].
+pub const FLIPS: usize = 16;
+
+/// What a capture of `area` shows, row after row.
+fn pixels_of(h: &dyn Harness, area: Rect) -> Vec<u8> {
+    let f =
+        h.desktop().screen.capture(Some(area), None).unwrap_or_else(|e| panic!("{}: capture {area:?}: {e}", h.name()));
+    (0..f.size.height).flat_map(|y| f.row(y).to_vec()).collect()
+}
+
+/// Each change an app draws reaches the pictures the backend captures, however many came before:
+/// the probe's status label flips between two texts each time Change is pressed, and after each
+/// press the label's pixels come to show its new text. A backend that loses a frame on the way shows the
+/// text before until something else redraws (GNOME 48's screen cast handed three of its sixteen
+/// buffers over with a row length in pixels, and every frame in them was dropped).
+pub fn captures_show_every_change_the_app_drew(h: &mut dyn Harness) {
+    // The simulated screen is drawn from its model at each capture: there is no stream to lose.
+    if h.name() == "sim" {
+        return;
+    }
+    let mut probe = h.open_probe("conformance frames");
+    let later = probe.bounds("Later");
+    // The status label, right of Later.
+    let label = Rect::new(later.x + later.width as i32 + 8, later.y, 96, later.height);
+    let change = center(probe.bounds("Change"));
+    still(h);
+    let before = pixels_of(h, label);
+    let mut after: Option<Vec<u8>> = None;
+    for flip in 1..=FLIPS {
+        // Then Space on the focused button: a click again so soon would wait out the double-click
+        // time.
+        if flip == 1 {
+            click(h, change);
+        } else {
+            key(h, "space");
+        }
+        expect(h, probe.as_mut(), "the click on Change", &|l| l == "clicked Change");
+        let deadline = Instant::now() + Duration::from_secs(3);
+        loop {
+            let now = pixels_of(h, label);
+            let shown = match (&after, flip % 2 == 1) {
+                // The first flip learns what the new text looks like.
+                (None, _) if now != before => {
+                    after = Some(now);
+                    true
+                }
+                (None, _) => false,
+                (Some(a), true) => &now == a,
+                (Some(_), false) => now == before,
+            };
+            if shown {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{}: flip {flip} of {FLIPS}: the app changed its label, the captures still show the text before",
+                h.name()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
 pub fn clicks_arrive_where_the_app_put_its_button(h: &mut dyn Harness) {
     let mut probe = h.open_probe("conformance clicks");
     click(h, center(probe.bounds("Change")));

@@ -101,6 +101,7 @@ macro_rules! conformance_suite {
                 capture_has_the_screens_size_and_scales_exactly,
                 monitors_cover_the_screen,
                 clicks_arrive_where_the_app_put_its_button,
+                captures_show_every_change_the_app_drew,
                 key_combinations_arrive_with_their_modifiers,
                 scrolling_moves_the_list_both_ways,
                 drag_and_drop_reaches_the_target,

@@ -111,6 +111,30 @@ pub fn to_bgrx(bytes: &[u8], stride: usize, format: VideoFormat) -> Vec<u8> {
     out
 }
 
+/// How far apart the rows of a buffer holding a `format` picture lie, from what its chunk says:
+/// its `stride` and `size` (bytes used) within `maxsize` (bytes the buffer holds, past `offset`).
+///
+/// A chunk's stride is believed when a row fits in it. mutter 48 hands some of its shared-memory
+/// buffers over with the stride in pixels (1280 for a 1280-pixel-wide BGRx picture whose rows are
+/// 5120 bytes apart, as its own size says); taken at its word, every frame in those buffers was
+/// dropped and the screen looked unchanged until the next redraw. Such a stride, or none (0), is
+/// replaced by the one the chunk's size implies (`size / height`), else by tightly packed rows.
+/// `None` when no row length fits the buffer: nothing can be read from it.
+pub fn row_stride(stride: i32, size: u32, maxsize: u32, format: VideoFormat) -> Option<usize> {
+    let row = format.width as usize * 4;
+    let rows = format.height as usize;
+    let fits = |stride: usize| {
+        stride >= row
+            && stride
+                .checked_mul(rows.saturating_sub(1))
+                .and_then(|s| s.checked_add(row))
+                .is_some_and(|n| n <= maxsize as usize)
+    };
+    let told = usize::try_from(stride).ok().filter(|&s| s > 0);
+    let implied = (rows > 0).then(|| size as usize / rows);
+    [told, implied, Some(row)].into_iter().flatten().find(|&s| fits(s))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,6 +173,39 @@ mod tests {
             p.prop(pod::FORMAT_VIDEO_SIZE, |b| b.rectangle(w, h));
         });
         b.bytes().to_vec()
+    }
+
+    const SCREEN: VideoFormat = VideoFormat { order: PixelOrder::Bgrx, width: 1280, height: 800 };
+
+    #[test]
+    fn a_stride_in_pixels_is_read_as_the_chunks_size_says() {
+        // What mutter 48 sends in three of its sixteen buffers.
+        assert_eq!(row_stride(1280, 4_096_000, 4_096_000, SCREEN), Some(5120));
+        assert_eq!(row_stride(5120, 4_096_000, 4_096_000, SCREEN), Some(5120), "a right stride is kept");
+        // Padded rows, said so.
+        assert_eq!(row_stride(5184, 5184 * 800, 5184 * 800, SCREEN), Some(5184));
+        // No stride and no size: tightly packed, when the buffer holds that much.
+        assert_eq!(row_stride(0, 0, 4_096_000, SCREEN), Some(5120));
+        assert_eq!(row_stride(-4, 0, 4_096_000, SCREEN), Some(5120));
+        // A buffer too small for the picture at any stride.
+        assert_eq!(row_stride(5120, 4_096_000, 4_000_000, SCREEN), None);
+        // A stride past the buffer's end is not believed.
+        assert_eq!(row_stride(10_000, 4_096_000, 4_096_000, SCREEN), Some(5120));
+    }
+
+    proptest! {
+        /// Whatever a chunk says, the stride chosen holds a row and keeps the last row inside the buffer.
+        #[test]
+        fn a_chosen_stride_always_fits(stride in any::<i32>(), size in any::<u32>(), maxsize in any::<u32>(), w in 1u32..5000, h in 1u32..5000) {
+            let format = VideoFormat { order: PixelOrder::Bgrx, width: w, height: h };
+            if let Some(s) = row_stride(stride, size, maxsize, format) {
+                let row = w as usize * 4;
+                prop_assert!(s >= row);
+                prop_assert!(s * (h as usize - 1) + row <= maxsize as usize);
+            } else {
+                prop_assert!(w as usize * 4 * h as usize > maxsize as usize, "packed rows would have fit");
+            }
+        }
     }
 
     #[test]

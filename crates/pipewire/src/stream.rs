@@ -18,7 +18,7 @@ use log::{debug, warn};
 
 use crate::error::PipewireError;
 use crate::ffi::{self, Lib, PwBuffer, PwStreamEvents, SpaHook};
-use crate::format::{to_bgrx, PixelOrder, VideoFormat};
+use crate::format::{row_stride, to_bgrx, PixelOrder, VideoFormat};
 use crate::pod::{self, Builder};
 
 /// Damaged rectangles asked for with each frame (mutter sends up to this many, else the whole frame).
@@ -488,13 +488,11 @@ unsafe fn read_frame(b: *mut PwBuffer, format: VideoFormat) -> Option<ReadFrame>
     if d.data.is_null() || chunk.size == 0 || chunk.flags & ffi::CHUNK_FLAG_CORRUPTED != 0 {
         return None;
     }
-    let stride = if chunk.stride > 0 { chunk.stride as usize } else { format.width as usize * 4 };
-    let rows = format.height as usize;
-    let offset = (chunk.offset % d.maxsize.max(1)) as usize;
-    let needed = stride.checked_mul(rows.saturating_sub(1))?.checked_add(format.width as usize * 4)?;
-    if stride < format.width as usize * 4 || offset.checked_add(needed)? > d.maxsize as usize {
-        return None;
-    }
+    let offset = chunk.offset % d.maxsize.max(1);
+    let stride = row_stride(chunk.stride, chunk.size, d.maxsize - offset, format)?;
+    let offset = offset as usize;
+    // Fits the buffer past `offset`: `row_stride` checked.
+    let needed = stride * (format.height as usize).saturating_sub(1) + format.width as usize * 4;
     let bytes = unsafe { std::slice::from_raw_parts(d.data.cast::<u8>().add(offset), needed) };
     let pixels = to_bgrx(bytes, stride, format);
     let damage = unsafe { damage_of(spa) };
