@@ -325,6 +325,7 @@ impl Watch<'_> {
                 continue;
             }
             if !st.cells_of(r).all(|i| self.is_animation(i, at)) {
+                debug!("settle: {r:?} changed {:?} into the watch", at.saturating_duration_since(self.started));
                 self.note(at);
             }
         }
