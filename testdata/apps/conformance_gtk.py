@@ -13,6 +13,8 @@ arrived without relying on the backend under test:
     scroll=<value>                     the list's scroll position, on every change
     late-done                          300 ms after F9 was pressed ("Later" changes its label then;
                                        the press itself repaints nothing)
+    spinning                           F7 was pressed: the spinner right of Name turns from now on
+                                       (a label redrawn every 40 ms, animations on or off)
     dropped                            "Card" was dragged and dropped onto "Drop here"
 
 Usage: conformance_gtk.py [--title TITLE] [--fullscreen]
@@ -65,6 +67,14 @@ def main():
                 return False
 
             GLib.timeout_add(300, done)
+        if name == "F7":
+            def turn():
+                turns[0] += 1
+                spinner.set_text("|/-\\"[turns[0] % 4] * 3)
+                return True
+
+            GLib.timeout_add(40, turn)
+            say("spinning")
         return False
 
     win.connect("key-press-event", on_key)
@@ -92,6 +102,11 @@ def main():
     name.set_hexpand(True)
     name.connect("changed", lambda e: say("name=" + e.get_text()))
     grid.attach(name, 1, 1, 1, 1)
+    # An animation that runs beside everything else once asked for. Drawn by the app itself, so it
+    # turns whatever the desktop's animation setting (GTK's own spinner stands still when it is off).
+    spinner = Gtk.Label(label="")
+    turns = [0]
+    grid.attach(spinner, 2, 1, 1, 1)
 
     card = Gtk.Button(label="Card")
     card.drag_source_set(Gdk.ModifierType.BUTTON1_MASK, [], Gdk.DragAction.COPY)

@@ -12,6 +12,8 @@ unchanged against either.
     scroll=<value>                     the list's scroll position, on every change
     late-done                          300 ms after F9 was pressed ("Later" changes its label then;
                                        the press itself repaints nothing)
+    spinning                           F7 was pressed: the spinner right of Name turns from now on
+                                       (a label redrawn every 40 ms, animations on or off)
     dropped                            "Card" was dragged and dropped onto "Drop here"
     card-pressed, drag-begin, drag-failed <reason>   what happened to a drag, for a failure to say
 
@@ -60,6 +62,14 @@ def on_activate(app, title):
                 return False
 
             GLib.timeout_add(300, done)
+        if name == "F7":
+            def turn():
+                turns[0] += 1
+                spinner.set_text("|/-\\"[turns[0] % 4] * 3)
+                return True
+
+            GLib.timeout_add(40, turn)
+            say("spinning")
         return False
 
     # Every key the window gets, before the focused widget takes it (GTK 3's key-press-event did so).
@@ -92,6 +102,11 @@ def on_activate(app, title):
     name.update_property([Gtk.AccessibleProperty.LABEL], ["Name"])
     name.connect("changed", lambda e: say("name=" + e.get_text()))
     grid.attach(name, 1, 1, 1, 1)
+    # An animation that runs beside everything else once asked for. Drawn by the app itself, so it
+    # turns whatever the desktop's animation setting (GTK's own spinner stands still when it is off).
+    spinner = Gtk.Label(label="")
+    turns = [0]
+    grid.attach(spinner, 2, 1, 1, 1)
 
     card = Gtk.Button(label="Card")
     source = Gtk.DragSource(actions=Gdk.DragAction.COPY)

@@ -289,6 +289,43 @@ pub fn settle_waits_for_a_late_reaction(h: &mut dyn Harness) {
     assert!(waited >= Duration::from_millis(250), "{}: returned after {waited:?}: {report:?}", h.name());
 }
 
+/// A change an action makes is seen while something else on the screen animates: the probe's
+/// spinner turns (F7) and Change is clicked; the wait must hold for the label's flip, neither taking
+/// it for a frame of the spinner nor waiting on the spinner to the ceiling. (GNOME 48 names the
+/// whole screen in every frame's damage: taken as said, the spinner made all of it an animation and
+/// no change was ever news.)
+pub fn settle_sees_a_change_beside_a_running_animation(h: &mut dyn Harness) {
+    // The simulated desktop's animation rules have tests of their own in `handrail-sim`.
+    if h.name() == "sim" {
+        return;
+    }
+    let mut probe = h.open_probe("conformance animation");
+    let change = center(probe.bounds("Change"));
+    still(h);
+    // The pointer onto Change first: its hover is not the change the wait is asked about.
+    h.desktop().input.move_pointer(change).unwrap_or_else(|e| panic!("{}: move: {e}", h.name()));
+    key(h, "f7");
+    expect(h, probe.as_mut(), "the spinner turning", &|l| l == "spinning");
+    // Long enough for the spinner to be known as an animation (three repaints within three seconds)
+    // and for the hover to be drawn.
+    std::thread::sleep(Duration::from_millis(1500));
+    let request = SettleRequest::default();
+    let mut watch = h.desktop().settle.watch().expect("watch");
+    click(h, change);
+    let report = watch.wait(&request).expect("wait");
+    drop(watch);
+    expect(h, probe.as_mut(), "the click on Change", &|l| l == "clicked Change");
+    // The regions ignored as animating, by count: on a backend that took the whole screen for the
+    // spinner they are every cell of it.
+    let (waited, ignored) = (report.waited, report.ignored.len());
+    assert!(
+        report.saw_change,
+        "{}: the label flipped beside the spinner, the wait saw no change (waited {waited:?}, {ignored} regions ignored as animating)",
+        h.name()
+    );
+    assert!(report.settled, "{}: the wait held on to the spinner until its ceiling ({waited:?})", h.name());
+}
+
 pub fn settle_returns_after_the_response_window_when_nothing_changes(h: &mut dyn Harness) {
     let request = SettleRequest::default();
     // A desktop that just started may still be drawing itself: first let it be still.

@@ -107,6 +107,7 @@ macro_rules! conformance_suite {
                 drag_and_drop_reaches_the_target,
                 windows_are_listed_and_activated,
                 settle_waits_for_a_late_reaction,
+                settle_sees_a_change_beside_a_running_animation,
                 settle_returns_after_the_response_window_when_nothing_changes,
                 a_cancelled_wait_returns_at_once,
                 accessibility_bounds_match_the_apps_own_geometry,

@@ -3,7 +3,8 @@
 //! mutter sends a monitor's frame only when something on it was redrawn, so every frame is damage.
 //! A thread per monitor waits for each new frame and reports what it changed to `handrail-damage`
 //! (whose rules, animations already running ignored, answer the waits): the rectangles the frame's
-//! damage metadata names, or else the cells where it differs from the frame before.
+//! damage metadata names when they are a part of the picture, else the cells where it differs from
+//! the frame before.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -97,21 +98,34 @@ fn listen(monitor: &MonitorStream, layout: Rect, feed: &DamageFeed, stop: &Atomi
     }
 }
 
-/// What `frame` changed on the screen, in screen coordinates: its damage metadata, else its
-/// difference from `previous` (everything when there is none to compare with).
+/// What `frame` changed on the screen, in screen coordinates: its damage metadata when it names
+/// a part of the picture, else its difference from `previous` (everything when there is none to
+/// compare with).
+///
+/// mutter 48 drawing in software names the whole picture in every frame's damage, whatever was
+/// redrawn: taken as said, one blinking caret made the whole screen an animation, and a spinner
+/// anywhere hid every change an action made. The pixels tell where the frame differs.
 fn changed_rects(previous: Option<&VideoFrame>, frame: &VideoFrame, area: Rect, layout: Rect) -> Vec<Rect> {
-    let in_picture: Vec<Rect> = match (&frame.damage, previous) {
-        (Some(regions), _) => regions.iter().map(|&(x, y, w, h)| Rect::new(x, y, w, h)).collect(),
-        (None, Some(p)) if (p.width, p.height, p.stride) == (frame.width, frame.height, frame.stride) => {
-            changed_cells(&p.pixels, &frame.pixels, frame.width, frame.height, frame.stride, CELL)
+    let comparable = previous.filter(|p| (p.width, p.height, p.stride) == (frame.width, frame.height, frame.stride));
+    let in_picture: Vec<Rect> = match (&frame.damage, comparable) {
+        (Some(regions), _) if !names_most_of(regions, frame) => {
+            regions.iter().map(|&(x, y, w, h)| Rect::new(x, y, w, h)).collect()
         }
-        (None, _) => vec![Rect::new(0, 0, frame.width, frame.height)],
+        (_, Some(p)) => changed_cells(&p.pixels, &frame.pixels, frame.width, frame.height, frame.stride, CELL),
+        (_, None) => vec![Rect::new(0, 0, frame.width, frame.height)],
     };
     let screen = Rect::from_size(Size::new(layout.width, layout.height));
     in_picture
         .into_iter()
         .filter_map(|r| picture_to_screen(r, (frame.width, frame.height), area, layout).intersection(&screen))
         .collect()
+}
+
+/// Whether damage `regions` cover at least half of `frame`'s picture (they may overlap: an
+/// overestimate only sends the frame to the pixel comparison).
+fn names_most_of(regions: &[(i32, i32, u32, u32)], frame: &VideoFrame) -> bool {
+    let named: u64 = regions.iter().map(|&(_, _, w, h)| u64::from(w) * u64::from(h)).sum();
+    named * 2 >= u64::from(frame.width) * u64::from(frame.height)
 }
 
 #[cfg(test)]
@@ -135,6 +149,22 @@ mod tests {
         let (area, layout) = (Rect::new(100, 0, 50, 50), Rect::new(0, 0, 150, 50));
         let f = frame(100, 100, 0, Some(vec![(10, 20, 30, 40)]));
         assert_eq!(changed_rects(None, &f, area, layout), vec![Rect::new(105, 10, 15, 20)]);
+    }
+
+    #[test]
+    fn damage_naming_the_whole_picture_is_narrowed_to_what_differs() {
+        // What mutter 48 sends: every frame damaged whole, one pixel changed.
+        let (area, layout) = (Rect::new(0, 0, 64, 64), Rect::new(0, 0, 64, 64));
+        let before = frame(64, 64, 0, None);
+        let mut after = frame(64, 64, 0, Some(vec![(0, 0, 64, 64)]));
+        after.pixels[(40 * 64 + 40) * 4] = 9;
+        assert_eq!(changed_rects(Some(&before), &after, area, layout), vec![Rect::new(32, 32, 32, 32)]);
+        let same = frame(64, 64, 0, Some(vec![(0, 0, 64, 64)]));
+        assert!(changed_rects(Some(&before), &same, area, layout).is_empty(), "a repaint of the same pixels");
+        assert_eq!(changed_rects(None, &same, area, layout), vec![Rect::new(0, 0, 64, 64)], "nothing to compare");
+        // A small region is believed as said.
+        let small = frame(64, 64, 0, Some(vec![(0, 0, 8, 8)]));
+        assert_eq!(changed_rects(Some(&before), &small, area, layout), vec![Rect::new(0, 0, 8, 8)]);
     }
 
     #[test]
