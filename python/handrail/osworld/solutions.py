@@ -481,12 +481,77 @@ async def _impress_strike(c: Computer, task: dict) -> None:
     await save_keeping_format(c)
 
 
+def in_dialog(obs: Observation, title: str, label: str, role: str) -> list[Element]:
+    """Elements `label` (`role`) inside the dialog titled `title`."""
+    found = dialogs(obs, title)
+    if not found:
+        return []
+    x, y, w, h = found[0].bounds
+    return [e for e in elements(obs, label, role) if x <= e.bounds[0] < x + w and y <= e.bounds[1] < y + h]
+
+
+async def impress_started_empty(c: Computer) -> None:
+    """Impress started without a file greets with "Select a Template" and, on a profile's first start,
+    a "Tip of the Day" (OSWorld's own image has tips turned off): closes both as a person would, and
+    waits for the presentation's window to be the active one."""
+    await click_found(c, lambda o: in_dialog(o, "Select a Template", "Close", "button"), "the template dialog's Close")
+    await dialog_closed(c, "Select a Template")
+
+    def next_screen(o: Observation) -> object:
+        if "Tip of the Day" in (o.window or ""):
+            return "tip"
+        return "Impress" in (o.window or "") and elements(o, role="document") and "impress"
+
+    _, screen = await wait_for(c, next_screen, "Impress's window or its Tip of the Day")
+    if screen == "tip":
+        await click(c, "OK", "button", what="the Tip of the Day's OK")
+        await wait_for(c, lambda o: "Tip of the Day" not in (o.window or ""), "the Tip of the Day to close")
+
+
+async def lo_options_page(c: Computer, group: str, page: str) -> None:
+    """Opens Tools > Options and its page `page` under `group` (a name such as "General" is under
+    several groups: the one below `group` is taken)."""
+    await lo_menu(c, "Tools", "Options...")
+    await window(c, "Options")
+    await click(c, group, "cell", button="double_click", what=f"the {group!r} group")  # opens it
+
+    def below_group(o: Observation) -> list[Element]:
+        top = elements(o, group, "cell")
+        return [e for e in elements(o, page, "cell") if top and e.bounds[1] > top[0].bounds[1]]
+
+    await click_found(c, below_group, f"the page {page!r} under {group!r}")
+    await window(c, f"Options - {group} - {page}")
+
+
 @solution("7c5e4476-49a6-4fb6-b9eb-2ce0563e4421")  # delete the last slide
 async def _impress_delete(c: Computer, task: dict) -> None:
     await lo_document(c, "roadmap.pptx")
     await impress_slide(c, "Thanks")
     await lo_menu(c, "Slide", "Delete Slide")
     await save_keeping_format(c)
+
+
+# OSWorld's published Impress tasks (published/libreoffice_impress): Impress starts without a file.
+
+@solution("2cd43775-7085-45d8-89fa-9e35c0a915cf")  # AutoRecovery every 3 minutes
+async def _published_autosave(c: Computer, task: dict) -> None:
+    await impress_started_empty(c)
+    await lo_options_page(c, "Load/Save", "General")
+    await click(c, "Save AutoRecovery information every:", "checkbox")
+
+    def minutes(o: Observation) -> list[Element]:
+        boxes = elements(o, "Save AutoRecovery information every:", "checkbox", state="checked")
+        # The minutes field beside the box, enabled once it is checked.
+        return [e for e in elements(o, role="spin_button")
+                if boxes and "disabled" not in e.states and abs(e.bounds[1] - boxes[0].bounds[1]) < 20]
+
+    await click_found(c, minutes, "the AutoRecovery minutes")
+    await key(c, "ctrl+a")
+    await type_text(c, "3")
+    await key(c, "Tab")
+    await wait_for(c, lambda o: any(e.value == "3" for e in minutes(o)), "3 minutes")
+    await click(c, "OK", "button", what="the Options dialog's OK")
+    await wait_for(c, lambda o: "Options" not in (o.window or ""), "the Options dialog to close")
 
 
 # ---- chrome
