@@ -341,6 +341,9 @@ def test_pyautogui_steps_run_through_execute_and_the_next_task_starts_from_a_res
     home = env.controller.get_vm_directory_tree("/home/user")
     names = {child["name"] for child in home.get("children", [])}
     assert "note.txt" in names and "shopping.txt" not in names, home
+    # The reset home holds what OSWorld's image holds there: LibreOffice's profile, tips off.
+    profile = env.controller.get_file("/home/user/.config/libreoffice/4/user/registrymodifications.xcu")
+    assert profile is not None and b'"ShowTipOfTheDay"' in profile, profile
 
     assert env.vm_platform == "Linux"
     assert env.vm_screen_size == {"width": 1920, "height": 1080}

@@ -29,7 +29,7 @@ from desktop_env.providers.base import Provider, VMManager
 
 from ..client import service_base
 from ..local import LocalDesktop
-from . import auth
+from . import auth, image
 
 PROVIDER_NAME = "handrail"
 
@@ -122,10 +122,12 @@ class HandrailProvider(Provider):
             self.stop_emulator(path_to_vm)  # the local desktop died: start another
         if self.settings.url:
             self._connect()
-            self.reset()
+            self._wait_for_guest()
+            self.reset()  # and the home seeded
         else:
             self._start_local(path_to_vm)
-        self._wait_for_guest()
+            self._wait_for_guest()
+            self.seed_home()
 
     def get_ip_address(self, path_to_vm: str) -> str:
         if self.guest is None:
@@ -154,7 +156,7 @@ class HandrailProvider(Provider):
 
     def reset(self) -> dict:
         """`POST /reset` on the desktop service: apps closed, clipboard emptied, files the last task left in
-        the home removed."""
+        the home removed; then the home seeded as OSWorld's image has it."""
         body = {"intent": "", "mode": "interactive", "trace": self.settings.trace}
         started = time.monotonic()
         response = requests.post(self.base + "/reset", json=body, headers=self._auth(), timeout=120)
@@ -165,8 +167,20 @@ class HandrailProvider(Provider):
         if response.status_code != 200 or not report.get("clean"):
             raise RuntimeError(f"the handrail desktop did not reset cleanly (HTTP {response.status_code}): {report}")
         self.resets += 1
+        if self.guest is not None:
+            self.seed_home()
         report.setdefault("seconds", time.monotonic() - started)
         return report
+
+    def seed_home(self) -> None:
+        """Writes into the desktop's home what OSWorld's image holds there before any task
+        (`image.HOME_FILES`), through the guest's own upload."""
+        for path, content in image.HOME_FILES.items():
+            response = requests.post(self.guest + "/setup/upload", data={"file_path": f"/home/user/{path}"},
+                                     files={"file_data": (Path(path).name, content.encode())}, timeout=30)
+            if response.status_code != 200:
+                raise RuntimeError(f"writing ~/{path} as OSWorld's image has it failed "
+                                   f"(HTTP {response.status_code}): {response.text[:200]}")
 
     @property
     def mcp_url(self) -> Optional[str]:

@@ -554,6 +554,13 @@ async def _published_autosave(c: Computer, task: dict) -> None:
     await wait_for(c, lambda o: "Options" not in (o.window or ""), "the Options dialog to close")
 
 
+@solution("ef9d12bd-bcee-4ba0-a40e-918400f43ddf")  # the Slides pane back
+async def _published_slide_pane(c: Computer, task: dict) -> None:
+    await window(c, "LibreOffice Impress")
+    await lo_menu(c, "View", "Slide Pane")
+    await wait_for(c, lambda o: elements(o, "Slides View", "document"), "the Slides pane")
+
+
 # ---- chrome
 
 # What the browser calls itself in its window titles and its menu button: Debian's Chromium here,

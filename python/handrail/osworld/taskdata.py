@@ -24,6 +24,8 @@ import zipfile
 from pathlib import Path
 from typing import Callable, Iterator, Optional, Sequence
 
+from . import image
+
 TASKS_DIR = Path(__file__).parent / "tasks"
 # OSWorld's own published tasks that run here unchanged (see published/README.md): no files to make.
 PUBLISHED_DIR = Path(__file__).parent / "published"
@@ -170,18 +172,9 @@ def pptx(slides: Sequence[tuple[str, Sequence[str]]]) -> bytes:
 
 # ---- files several tasks use -------------------------------------------------------------------
 
-# LibreOffice's user profile starts empty on every reset (the desktop's home is restored); OSWorld's
-# snapshot has one where the first-start "Tip of the Day" dialog and the "what's new" bar are off. Tasks that open
-# LibreOffice upload this into the profile first.
-LIBREOFFICE_PROFILE = """<?xml version="1.0" encoding="UTF-8"?>
-<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" \
-xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
-<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="ShowTipOfTheDay" oor:op="fuse"><value>false</value></prop></item>
-<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="FirstRun" oor:op="fuse"><value>false</value></prop></item>
-<item oor:path="/org.openoffice.Setup/Office"><prop oor:name="ooSetupInstCompleted" oor:op="fuse"><value>true</value></prop></item>
-<item oor:path="/org.openoffice.Setup/Product"><prop oor:name="ooSetupLastVersion" oor:op="fuse"><value>99.9</value></prop></item>
-</oor:items>
-"""
+# LibreOffice's profile as OSWorld's image has it (see `image`): our tasks that open LibreOffice
+# upload it too, so they run the same on a desktop service that was not given it.
+LIBREOFFICE_PROFILE = image.LIBREOFFICE_PROFILE
 
 
 def _shared() -> dict[str, bytes]:
