@@ -15,6 +15,7 @@ height at times), its dialogs through their labelled fields and buttons.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from typing import Awaitable, Callable, Optional, Union
 
@@ -806,14 +807,26 @@ async def _multi_terminal_calc(c: Computer, task: dict) -> None:
     await save_keeping_format(c)
 
 
+# What Calc's status bar says of a selection holding numbers: their average, then their sum.
+STATUS_SUM = re.compile(r"Average:\s*-?[\d.,]+\s*;\s*Sum:\s*(-?[\d.,]+)")
+
+
 @solution("63893ff2-d6b4-4358-b863-59bac5759fc9")  # the total of Amount into total.txt
 async def _multi_calc_text(c: Computer, task: dict) -> None:
     await lo_document(c, "expenses.xlsx")
     await calc_goto(c, "B2:B5")
-    # Calc's status bar sums the selection ("Average: …; Sum: 343.75").
-    _, total = await wait_for(c, lambda o: next((e.label.rsplit("Sum:", 1)[1].strip() for e in o.elements
-                                                 if "Sum:" in e.label and e.source != "ocr"), None),
-                              "the selection's sum in the status bar")
+
+    # Calc's status bar sums the selection ("Average: 85.9375; Sum: 343.75"), a moment after the
+    # selection changed: until then it still tells of the cell before, the empty A1 ("Average: ;
+    # Sum: 0"). Only a status bar with an average tells of cells with numbers in them.
+    def selection_sum(o: Observation) -> Optional[str]:
+        for e in o.elements:
+            found = STATUS_SUM.search(e.label) if e.source != "ocr" else None
+            if found:
+                return found.group(1)
+        return None
+
+    _, total = await wait_for(c, selection_sum, "the sum of B2:B5 in the status bar")
     await terminal(c)
     await run_in_terminal(c, f"echo {total} > ~/total.txt")
 
