@@ -52,12 +52,14 @@ pub fn merge(ax: &AxSnapshot, ocr: &[OcrLine], geo: Geometry) -> Merged {
     // Accessibility nodes → candidates, remembering each node's candidate for parent links.
     let mut elements: Vec<Element> = Vec::new();
     let mut node_to_element: Vec<Option<usize>> = vec![None; ax.nodes.len()];
+    let scrollers = scrollers(ax);
     for (ni, node) in ax.nodes.iter().enumerate() {
         let role = node.role();
         if node.states.contains(States::OFFSCREEN) || node.bounds.is_empty() || node.bounds.x <= -10_000 {
             continue;
         }
-        let bounds = to_shot(&node.bounds).clamped_to(&image_rect);
+        let Some(shown) = shown_part(ax, ni, &scrollers) else { continue };
+        let bounds = to_shot(&shown).clamped_to(&image_rect);
         if bounds.is_empty() {
             continue;
         }
@@ -440,6 +442,49 @@ fn label_unlabelled_inputs(elements: &mut [Element], redundant: &[bool]) {
     }
 }
 
+/// Nodes that scroll their content: a scroll pane or viewport by the toolkit's own role, or the
+/// nearest ancestor of a scroll bar that is larger than the bar (Qt names its scroll areas "filler"
+/// and wraps each bar in a container of the bar's size).
+fn scrollers(ax: &AxSnapshot) -> Vec<bool> {
+    let mut scrollers: Vec<bool> =
+        ax.nodes.iter().map(|n| matches!(n.native_role.as_str(), "scroll pane" | "viewport")).collect();
+    for (i, node) in ax.nodes.iter().enumerate() {
+        if node.role() != Role::ScrollBar {
+            continue;
+        }
+        let area = ancestors(ax, i).find(|&a| ax.nodes.get(a).is_some_and(|n| n.bounds != node.bounds));
+        if let Some(slot) = area.and_then(|a| scrollers.get_mut(a)) {
+            *slot = true;
+        }
+    }
+    scrollers
+}
+
+/// The part of node `index` its scrolling ancestors show, in screen coordinates; `None` when it is
+/// scrolled out of view. Toolkits keep widgets scrolled away "showing" at their place in the content
+/// (Qt: a preferences page's rows below the fold, listed where the dialog's buttons are), and a click
+/// there lands on something else. A node inside a popup (under a menu or combo box) is not clipped by
+/// the containers of the control that opened it: the popup is drawn over them. The list of a closed
+/// combo box is not shown at all, whatever its items say (Qt keeps them "showing" at the corner of the
+/// screen, in a list with no extent of its own).
+fn shown_part(ax: &AxSnapshot, index: usize, scrollers: &[bool]) -> Option<Rect> {
+    let mut shown = ax.nodes.get(index)?.bounds;
+    let mut in_a_placeless_container = false;
+    for a in ancestors(ax, index) {
+        let Some(ancestor) = ax.nodes.get(a) else { break };
+        match ancestor.role() {
+            Role::ComboBox if in_a_placeless_container => return None,
+            Role::Menu | Role::MenuBar | Role::MenuItem | Role::ComboBox => break,
+            _ => {}
+        }
+        in_a_placeless_container |= ancestor.bounds.is_empty();
+        if scrollers.get(a).copied().unwrap_or(false) && !ancestor.bounds.is_empty() {
+            shown = shown.intersection(&ancestor.bounds)?;
+        }
+    }
+    Some(shown)
+}
+
 fn ancestors(ax: &AxSnapshot, index: usize) -> impl Iterator<Item = usize> + '_ {
     let mut current = ax.nodes.get(index).and_then(|n| n.parent);
     let mut steps = 0usize;
@@ -554,6 +599,74 @@ mod tests {
         assert!(apps.contains(&("OK", "App")), "another app keeps its name: {apps:?}");
         name_front_app(&mut m.elements, None);
         assert!(m.elements.iter().any(|e| e.app == "Xfce Terminal"));
+    }
+
+    /// A Qt preferences page: a scroll area (a "filler"; its bar wrapped in a container of the bar's
+    /// size) whose rows go on below the fold, where the dialog's own buttons are drawn.
+    fn scrolled_page() -> Vec<AxNode> {
+        let mut area = node(Role::Other, "", Rect::new(571, 122, 458, 556), Some(0));
+        area.native_role = "filler".into();
+        vec![
+            node(Role::Dialog, "Preferences", Rect::new(240, 50, 800, 700), None),
+            area,
+            node(Role::Other, "", Rect::new(1015, 122, 14, 542), Some(1)),
+            node(Role::ScrollBar, "", Rect::new(1015, 122, 14, 542), Some(2)),
+            node(Role::Other, "", Rect::new(571, 122, 488, 791), Some(1)),
+            node(Role::Checkbox, "Systray icon", Rect::new(580, 161, 102, 21), Some(4)),
+            node(Role::Checkbox, "Display background cone", Rect::new(580, 729, 227, 21), Some(4)),
+            node(Role::Entry, "Slider colours", Rect::new(960, 636, 90, 25), Some(4)),
+            node(Role::Button, "Save", Rect::new(865, 716, 80, 25), Some(0)),
+        ]
+    }
+
+    #[test]
+    fn what_a_scroll_area_scrolled_away_is_not_listed() {
+        let m = merge(&AxSnapshot::new(AxHealth::Ok, scrolled_page()), &[], GEO);
+        let find = |label: &str| m.elements.iter().find(|e| e.label == label).map(|e| e.bounds);
+        assert_eq!(find("Systray icon"), Some(Rect::new(580, 161, 102, 21)), "in view: as it is");
+        assert_eq!(find("Display background cone"), None, "below the fold: not on screen");
+        assert_eq!(find("Slider colours"), Some(Rect::new(960, 636, 69, 25)), "cut by the area's edge: its shown part");
+        assert_eq!(find("Save"), Some(Rect::new(865, 716, 80, 25)), "outside the area: untouched");
+    }
+
+    #[test]
+    fn a_scroll_pane_clips_by_its_role_and_a_popup_is_not_clipped() {
+        let mut pane = node(Role::Other, "", Rect::new(0, 100, 400, 200), None);
+        pane.native_role = "scroll pane".into();
+        let ax = AxSnapshot::new(
+            AxHealth::Ok,
+            vec![
+                pane,
+                node(Role::Button, "Below", Rect::new(10, 320, 80, 30), Some(0)),
+                node(Role::ComboBox, "Size", Rect::new(10, 250, 120, 30), Some(0)),
+                node(Role::Menu, "", Rect::new(10, 280, 120, 90), Some(2)),
+                // The combo's open list reaches past the pane: drawn over it, all of it shown.
+                node(Role::MenuItem, "Large", Rect::new(10, 340, 120, 30), Some(3)),
+            ],
+        );
+        let m = merge(&ax, &[], GEO);
+        let labels: Vec<&str> = m.elements.iter().map(|e| e.label.as_str()).collect();
+        assert!(!labels.contains(&"Below"), "{labels:?}");
+        assert!(labels.contains(&"Size"), "{labels:?}");
+        let large = m.elements.iter().find(|e| e.label == "Large").map(|e| e.bounds);
+        assert_eq!(large, Some(Rect::new(10, 340, 120, 30)));
+    }
+
+    #[test]
+    fn a_closed_combo_boxs_list_is_not_listed() {
+        // Qt: the closed list has no extent; its items say they show at the screen's corner.
+        let ax = AxSnapshot::new(
+            AxHealth::Ok,
+            vec![
+                node(Role::Dialog, "Preferences", Rect::new(240, 50, 800, 700), None),
+                node(Role::ComboBox, "When minimized", Rect::new(960, 189, 90, 25), Some(0)),
+                node(Role::List, "", Rect::default(), Some(1)),
+                node(Role::ListItem, "Never", Rect::new(0, 0, 756, 25), Some(2)),
+                node(Role::ListItem, "Always", Rect::new(0, 25, 756, 25), Some(2)),
+            ],
+        );
+        let labels: Vec<String> = merge(&ax, &[], GEO).elements.into_iter().map(|e| e.label).collect();
+        assert_eq!(labels, ["When minimized", "Preferences"]);
     }
 
     #[test]
