@@ -3,9 +3,9 @@
 //! through a second view of its desktop, so the guest never waits on the engine's thread.
 
 use std::net::SocketAddr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context, Result};
 use handrail_imaging::PngEncoder;
@@ -19,6 +19,9 @@ use crate::desktops::Running;
 /// read once per step, not on every action).
 const TREE_LIMITS: AxLimits =
     AxLimits { max_nodes: 20_000, call_timeout: Duration::from_millis(500), deadline: Duration::from_secs(5) };
+
+/// How long a launch waits for its command to end before answering (the command goes on running).
+const LAUNCH_GRACE: Duration = Duration::from_millis(250);
 
 struct SandboxGuest {
     setup: TaskSetup,
@@ -77,7 +80,17 @@ impl GuestDesktop for SandboxGuest {
     }
 
     fn launch(&self, argv: &[String]) -> Result<(), GuestError> {
-        self.setup.run(argv, None).map(drop).map_err(failure)
+        let started = self.setup.run(argv, None).map_err(failure)?;
+        // A command that ends at once has ended before the next set-up step is asked for. Tasks
+        // stop an app and start it again as two launches (`pkill vlc`, then `vlc`); answered at
+        // once, the new VLC could be named before pkill read the process table, and be killed too.
+        // On OSWorld's VMs the round trip between the two requests keeps them in order.
+        let deadline = Instant::now() + LAUNCH_GRACE;
+        let process = PathBuf::from(format!("/proc/{}", started.pid));
+        while process.exists() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        Ok(())
     }
 
     fn put_file(&self, relative: &str, bytes: &[u8]) -> Result<(), GuestError> {
