@@ -5,7 +5,9 @@ OSWorld's tasks were written on that image and its evaluators read it: LibreOffi
 exists (an Impress task's evaluator parses `registrymodifications.xcu` before anyone touched
 LibreOffice, and fails on a missing file instead of scoring 0), its first start is done and its "Tip
 of the Day" and "what's new" bar are off (published tasks' set-up steps press keys blind, assuming
-no such dialog).
+no such dialog). VLC has run and its privacy question is answered: `~/.config/vlc/vlcrc` exists (the
+VLC tasks' getter fails on a missing file instead of scoring 0, and their set-up steps assume no
+question in front of the player).
 """
 
 from __future__ import annotations
@@ -20,7 +22,26 @@ xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
 </oor:items>
 """
 
+# The options VLC's answer to its first-start question writes; VLC reads every other option at its
+# default and writes the whole file (every option, defaults commented out) when its preferences are
+# saved.
+VLC_CONFIG = """\ufeff###
+###  vlc 3.0.24
+###
+
+[qt] # Qt interface
+
+# Ask for network policy at start (boolean)
+qt-privacy-ask=0
+
+[core] # core program
+
+# Allow metadata network access (boolean)
+metadata-network-access=0
+"""
+
 # Paths under the home (`/home/user` to tasks) and their content.
 HOME_FILES: dict[str, str] = {
     ".config/libreoffice/4/user/registrymodifications.xcu": LIBREOFFICE_PROFILE,
+    ".config/vlc/vlcrc": VLC_CONFIG,
 }

@@ -839,3 +839,107 @@ async def _multi_writer_pdf(c: Computer, task: dict) -> None:
     await dialog_closed(c, "Export")
     await terminal(c)
     await run_in_terminal(c, "mv ~/report.pdf ~/outbox/")
+
+
+# OSWorld's published VLC tasks (published/vlc): VLC starts empty, each asks for one preference. The
+# evaluator reads ~/.config/vlc/vlcrc, which VLC writes when its preferences are saved.
+
+async def vlc_preferences(c: Computer, *, show_all: bool = False) -> None:
+    """Opens VLC's Tools > Preferences: its simple view, or with `show_all` every setting."""
+    await click(c, "Tools", "menu_item", what="VLC's Tools menu", timeout=60.0)
+    await click(c, "Preferences", "menu_item")
+    await window(c, "Simple Preferences")
+    if show_all:
+        await click(c, "All", "radio", what="Show settings: All")
+        await window(c, "Advanced Preferences")
+
+
+async def vlc_save_preferences(c: Computer) -> None:
+    await click(c, "Save", "button", what="the preferences' Save")
+    await wait_for(c, lambda o: "Preferences" not in (o.window or ""), "the preferences to close")
+
+
+async def vlc_qt_settings(c: Computer, find: Callable[[Observation], list[Element]]) -> None:
+    """Opens every setting of VLC's Qt interface (Interface > Main interfaces > Qt, found through the
+    settings' filter) and scrolls its page until `find` lists something (a setting below the fold)."""
+    await vlc_preferences(c, show_all=True)
+    # The filter: the settings' only field without a label, above the tree.
+    _, fields = await wait_for(c, lambda o: sorted(elements(o, "", "entry"), key=lambda e: e.bounds[1]),
+                               "the settings' filter")
+    await type_text(c, "qt", fields[0])
+    await click(c, "Qt", "list_item", what="the Qt interface's settings")
+    await wait_for(c, lambda o: elements(o, "Qt interface", "text"), "the Qt interface's page")
+    for _ in range(8):
+        obs = _observed(await c.see())
+        if find(obs):
+            return
+        title = elements(obs, "Qt interface", "text")[0]
+        # Below the page's title: its first setting, whichever is scrolled into view.
+        page = [e for e in obs.elements
+                if e.source == "ax" and e.role in ("checkbox", "text") and e.bounds[1] > title.bounds[1] + 40
+                and e.bounds[0] >= title.bounds[0]]
+        if not page:
+            raise NotSolved("nothing of the Qt interface's page is listed to scroll over")
+        await c.scroll(page[0], "down", 5)
+    raise NotSolved("the setting never scrolled into view")
+
+
+async def vlc_set_field(c: Computer, label: str, role: Union[str, tuple], value: str) -> None:
+    """Replaces what the field `label` holds with `value` and waits until it shows it."""
+    await vlc_qt_settings(c, lambda o: elements(o, label, role))
+    await click(c, label, role)
+    await key(c, "ctrl+a")
+    await type_text(c, value)
+    await wait_for(c, lambda o: any(e.value == value for e in elements(o, label, role)), f"{label!r} set to {value}")
+
+
+@solution("8ba5ae7a-5ae5-4eab-9fcc-5dd4fe3abf89")  # recordings into the Desktop folder
+async def _vlc_record_path(c: Computer, task: dict) -> None:
+    await vlc_preferences(c)
+    await click(c, "Input / Codecs", "checkbox", what="the Input / Codecs settings")
+    await click(c, "Record directory or filename", "entry")
+    # The evaluator compares the setting with the task's own words, /home/user/Desktop.
+    await type_text(c, "/home/user/Desktop")
+    await vlc_save_preferences(c)
+
+
+@solution("a5bbbcd5-b398-4c91-83d4-55e1e31bbb81")  # the toolbar hidden: start in minimal view
+async def _vlc_minimal_view(c: Computer, task: dict) -> None:
+    await vlc_preferences(c)
+    await click(c, "Start in minimal view mode", "checkbox")
+    await wait_for(c, lambda o: elements(o, "Start in minimal view mode", "checkbox", state="checked"),
+                   "minimal view checked")
+    await vlc_save_preferences(c)
+
+
+@solution("f3977615-2b45-4ac5-8bba-80c17dbe2a37")  # several videos at once: more than one instance
+async def _vlc_instances(c: Computer, task: dict) -> None:
+    label = "Use only one instance when started from file manager"
+    await vlc_preferences(c)
+    await click(c, label, "checkbox", what=f"{label!r}")
+    await wait_for(c, lambda o: [e for e in elements(o, label, "checkbox") if "checked" not in e.states],
+                   f"{label!r} unchecked")
+    await vlc_save_preferences(c)
+
+
+@solution("215dfd39-f493-4bc3-a027-8a97d72c61bf")  # no cone on the splash screen
+async def _vlc_no_cone(c: Computer, task: dict) -> None:
+    label = "Display background cone or art"
+    await vlc_qt_settings(c, lambda o: elements(o, label, "checkbox"))
+    await click(c, label, "checkbox")
+    await wait_for(c, lambda o: [e for e in elements(o, label, "checkbox") if "checked" not in e.states],
+                   f"{label!r} unchecked")
+    await vlc_save_preferences(c)
+
+
+@solution("9195653c-f4aa-453d-aa95-787f6ccfaae9")  # the volume slider up to 200 %
+async def _vlc_max_volume(c: Computer, task: dict) -> None:
+    await vlc_set_field(c, "Maximum Volume displayed", ("other", "spin_button"), "200")
+    await vlc_save_preferences(c)
+
+
+@solution("d06f0d4d-2cd5-4ede-8de9-598629438c6e")  # a black-ish volume slider
+async def _vlc_slider_colours(c: Computer, task: dict) -> None:
+    # Four colours, red;green;blue each, along the slider: all near black.
+    await vlc_set_field(c, "Define the colors of the volume slider", "entry", ";".join(["20"] * 12))
+    await vlc_save_preferences(c)
