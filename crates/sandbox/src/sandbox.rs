@@ -1417,6 +1417,9 @@ impl Sandbox {
             env.push(("ACCESSIBILITY_ENABLED".to_owned(), "1".to_owned()));
             env.push(("QT_ACCESSIBILITY".to_owned(), "1".to_owned()));
             env.push(("QT_LINUX_ACCESSIBILITY_ALWAYS_ON".to_owned(), "1".to_owned()));
+            // GTK 2 apps (GIMP 2.10) join the bus only through these modules, which Debian's and
+            // Ubuntu's sessions load in every app (libatk-adaptor's Xsession.d); GTK 3 and 4 skip them.
+            env.push(("GTK_MODULES".to_owned(), "gail:atk-bridge".to_owned()));
         } else {
             // No accessibility bus: stop GTK from trying to activate one through the session bus.
             env.push(("NO_AT_BRIDGE".to_owned(), "1".to_owned()));
