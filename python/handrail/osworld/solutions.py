@@ -868,18 +868,24 @@ async def vlc_qt_settings(c: Computer, find: Callable[[Observation], list[Elemen
                                "the settings' filter")
     await type_text(c, "qt", fields[0])
     await click(c, "Qt", "list_item", what="the Qt interface's settings")
-    await wait_for(c, lambda o: elements(o, "Qt interface", "text"), "the Qt interface's page")
+    await vlc_scroll_page_until(c, "Qt interface", find)
+
+
+async def vlc_scroll_page_until(c: Computer, title: str, find: Callable[[Observation], list[Element]]) -> None:
+    """Scrolls the preferences page titled `title` until `find` lists something (a setting below the
+    fold: what a scroll area does not show is not listed)."""
+    await wait_for(c, lambda o: elements(o, title, "text"), f"the page {title!r}")
     for _ in range(8):
         obs = _observed(await c.see())
         if find(obs):
             return
-        title = elements(obs, "Qt interface", "text")[0]
+        heading = elements(obs, title, "text")[0]
         # Below the page's title: its first setting, whichever is scrolled into view.
         page = [e for e in obs.elements
-                if e.source == "ax" and e.role in ("checkbox", "text") and e.bounds[1] > title.bounds[1] + 40
-                and e.bounds[0] >= title.bounds[0]]
+                if e.source == "ax" and e.role in ("checkbox", "text") and e.bounds[1] > heading.bounds[1] + 40
+                and e.bounds[0] >= heading.bounds[0]]
         if not page:
-            raise NotSolved("nothing of the Qt interface's page is listed to scroll over")
+            raise NotSolved(f"nothing of the page {title!r} is listed to scroll over")
         await c.scroll(page[0], "down", 5)
     raise NotSolved("the setting never scrolled into view")
 
@@ -943,3 +949,34 @@ async def _vlc_slider_colours(c: Computer, task: dict) -> None:
     # Four colours, red;green;blue each, along the slider: all near black.
     await vlc_set_field(c, "Define the colors of the volume slider", "entry", ";".join(["20"] * 12))
     await vlc_save_preferences(c)
+
+
+# handrail's own VLC tasks (tasks/vlc): one preference each, in the simple view, read back from vlcrc.
+
+async def vlc_toggle_preference(c: Computer, label: str, *, checked: bool) -> None:
+    """Sets the simple view's check box `label` to `checked` and saves the preferences."""
+    await vlc_preferences(c)
+
+    def as_wanted(o: Observation) -> list[Element]:
+        return [e for e in elements(o, label, "checkbox") if ("checked" in e.states) == checked]
+
+    await vlc_scroll_page_until(c, "Interface Settings", lambda o: elements(o, label, "checkbox"))
+    if not as_wanted(_observed(await c.see())):
+        await click(c, label, "checkbox")
+        await wait_for(c, as_wanted, f"{label!r} {'checked' if checked else 'unchecked'}")
+    await vlc_save_preferences(c)
+
+
+@solution("3f1c2a7e-8d45-4b6a-9e21-6c0d5b7a9f13")  # pause when minimized
+async def _vlc_pause_minimized(c: Computer, task: dict) -> None:
+    await vlc_toggle_preference(c, "Pause playback when minimized", checked=True)
+
+
+@solution("b82e6d94-1c3f-4a57-8e0b-2d9f7a6c4e58")  # no recently played list
+async def _vlc_no_recent(c: Computer, task: dict) -> None:
+    await vlc_toggle_preference(c, "Save recently played items", checked=False)
+
+
+@solution("5d7a9c31-e6b2-4f08-a4d3-97c1e2b85f6a")  # the dark palette
+async def _vlc_dark_palette(c: Computer, task: dict) -> None:
+    await vlc_toggle_preference(c, "Use a dark palette", checked=True)
