@@ -2,7 +2,9 @@
 
 pub mod attribution;
 pub mod semantic;
+pub mod unread;
 pub mod visual;
 
 pub use semantic::{ElementRef, SemanticDiff, StateChange, StateView};
+pub use unread::Unread;
 pub use visual::{Thumbnail, VisualDiff};

@@ -13,7 +13,7 @@ use super::stop::Stop;
 use super::summary::{signature, summarize, Signature};
 use super::{Aim, Engine};
 use crate::diff::attribution::{place, Placement, Scene as AttributionScene};
-use crate::diff::{SemanticDiff, StateView, Thumbnail, VisualDiff};
+use crate::diff::{SemanticDiff, StateView, Thumbnail, Unread, VisualDiff};
 use crate::guard::effect::keeps_focus;
 use crate::guard::terminal::{is_terminal_element, PendingLine, TerminalId};
 use crate::guard::Rule;
@@ -235,8 +235,19 @@ impl Engine {
             focus: probe.focus,
             elements: &probe.elements,
         };
+        let scale = fresh.obs.scale;
+        let to_image = |r: &Rect| if scale == 1.0 { *r } else { r.scaled(1.0 / scale) };
+        let ignored: Vec<Rect> = settle_report.ignored.iter().map(to_image).collect();
+        let animating: Vec<Rect> = settle_report.began.iter().map(to_image).collect();
+        let visual = VisualDiff::between(&probe.thumbnail, &fresh.obs.thumbnail, &ignored);
         let semantic = if trees_comparable {
-            SemanticDiff::between(before_view, StateView::of(&fresh.obs), ocr_before.as_deref())
+            let mut semantic = SemanticDiff::between(before_view, StateView::of(&fresh.obs), ocr_before.as_deref());
+            let unread = Unread::between(&probe.elements, &fresh.obs.elements, &visual);
+            if !unread.is_empty() {
+                log::debug!("diff: {:?} read on one side only, nothing drawn there: not counted", unread.apps);
+                unread.discount(&mut semantic);
+            }
+            semantic
         } else {
             let after = StateView::of(&fresh.obs);
             SemanticDiff::between(
@@ -245,11 +256,6 @@ impl Engine {
                 None,
             )
         };
-        let scale = fresh.obs.scale;
-        let to_image = |r: &Rect| if scale == 1.0 { *r } else { r.scaled(1.0 / scale) };
-        let ignored: Vec<Rect> = settle_report.ignored.iter().map(to_image).collect();
-        let animating: Vec<Rect> = settle_report.began.iter().map(to_image).collect();
-        let visual = VisualDiff::between(&probe.thumbnail, &fresh.obs.thumbnail, &ignored);
         let changes = Changes { semantic, visual };
         let elsewhere = match aims.first().filter(|_| reaches_its_target(&request.command)) {
             Some(aim) => aim.element.owner.and_then(|target_window| {
