@@ -18,6 +18,11 @@
 //! GTK 4 is told apart by the `toolkit` attribute of its objects: `GTK`, where GTK 3's ATK bridge
 //! says `gtk`.
 //!
+//! **GTK 2** (gail, through the `atk-bridge` module; GIMP 2.10) never sets SHOWING on the items of
+//! an open popup menu, though it gives them VISIBLE and their place; a menu that is closed, and any
+//! widget not drawn, has the `i32::MIN` place. Its nodes are read as GTK 4's are: drawn when VISIBLE
+//! and placed. Its windows carry no `toolkit` attribute: the app's `ToolkitName`, `GAIL`, tells it.
+//!
 //! [`AxNode::window_relative`]: handrail_platform::AxNode::window_relative
 
 use crate::roles::{bit, AtspiStates};
@@ -29,13 +34,16 @@ pub enum Toolkit {
     #[default]
     Standard,
     Gtk4,
+    Gtk2,
 }
 
 impl Toolkit {
-    /// The toolkit of a window, from its own attributes.
-    pub fn of_window(attributes: &[(String, String)]) -> Toolkit {
+    /// The toolkit of a window, from its own attributes and its app's `ToolkitName` (when answered).
+    pub fn of_window(attributes: &[(String, String)], app_toolkit: Option<&str>) -> Toolkit {
         if attributes.iter().any(|(k, v)| k == "toolkit" && v == "GTK") {
             Toolkit::Gtk4
+        } else if app_toolkit == Some("GAIL") {
+            Toolkit::Gtk2
         } else {
             Toolkit::Standard
         }
@@ -48,11 +56,18 @@ impl Toolkit {
         let off_screen = extents.is_some_and(|(x, y, _, _)| x == i32::MIN || y == i32::MIN);
         match self {
             Toolkit::Standard => states.on_screen() && !off_screen,
-            Toolkit::Gtk4 => {
+            Toolkit::Gtk4 | Toolkit::Gtk2 => {
                 let empty = extents.is_some_and(|(_, _, w, h)| w <= 0 || h <= 0);
                 states.has(bit::VISIBLE) && !off_screen && !empty
             }
         }
+    }
+
+    /// Whether opening a popup menu raises an event. GTK 2 raises none: the items it left out as not
+    /// shown are asked again at every look of its windows (a look at GIMP then costs a call or two per
+    /// menu item more).
+    pub fn announces_popups(self) -> bool {
+        self != Toolkit::Gtk2
     }
 
     /// Whether its extents are relative to the window.
@@ -252,9 +267,11 @@ mod tests {
     #[test]
     fn gtk4_is_told_by_its_toolkit_attribute() {
         let attrs = |v: &str| vec![("toolkit".to_string(), v.to_string()), ("window-type".into(), "normal".into())];
-        assert_eq!(Toolkit::of_window(&attrs("GTK")), Toolkit::Gtk4);
-        assert_eq!(Toolkit::of_window(&attrs("gtk")), Toolkit::Standard);
-        assert_eq!(Toolkit::of_window(&[]), Toolkit::Standard);
+        assert_eq!(Toolkit::of_window(&attrs("GTK"), None), Toolkit::Gtk4);
+        assert_eq!(Toolkit::of_window(&attrs("gtk"), Some("gtk")), Toolkit::Standard);
+        assert_eq!(Toolkit::of_window(&[], None), Toolkit::Standard);
+        assert_eq!(Toolkit::of_window(&[], Some("Qt")), Toolkit::Standard);
+        assert_eq!(Toolkit::of_window(&[], Some("GAIL")), Toolkit::Gtk2);
     }
 
     #[test]
@@ -274,6 +291,21 @@ mod tests {
         assert!(Toolkit::Standard.drawn(showing, Some((15, 11, 59, 24))));
         assert!(!Toolkit::Standard.drawn(showing, Some((i32::MIN, i32::MIN, 0, 0))));
         assert!(!Toolkit::Gtk4.drawn(visible, Some((i32::MIN, 3, 10, 10))));
+    }
+
+    #[test]
+    fn gtk2_menu_items_are_drawn_when_visible_and_placed() {
+        // As GIMP 2.10's Edit menu answers: open, its items VISIBLE and placed, never SHOWING; closed,
+        // placed at i32::MIN.
+        let visible = Some(st(&[bit::VISIBLE, bit::SENSITIVE]));
+        assert!(Toolkit::Gtk2.drawn(visible, Some((240, 82, 362, 25))));
+        assert!(!Toolkit::Gtk2.drawn(visible, Some((i32::MIN, i32::MIN, 1, 1))));
+        assert!(!Toolkit::Gtk2.drawn(Some(st(&[bit::SENSITIVE])), Some((240, 82, 362, 25))));
+        assert!(!Toolkit::Standard.drawn(visible, Some((240, 82, 362, 25))));
+        // Its places are the screen's, its roles read by name, its names as given.
+        assert!(!Toolkit::Gtk2.window_relative() && !Toolkit::Gtk2.role_by_number());
+        assert!(!Toolkit::Gtk2.announces_popups() && Toolkit::Gtk4.announces_popups());
+        assert_eq!(Toolkit::Gtk2.readable_name("GtkButton".into()), "GtkButton");
     }
 
     #[test]

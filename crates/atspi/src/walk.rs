@@ -29,6 +29,7 @@ use handrail_dbus::wire::{Arg, Call, Message, Value, FLAG_NO_AUTO_START};
 use handrail_dbus::{self as dbus, Bus, Recv};
 
 pub const ACCESSIBLE: &str = "org.a11y.atspi.Accessible";
+const APPLICATION: &str = "org.a11y.atspi.Application";
 const PROPERTIES: &str = "org.freedesktop.DBus.Properties";
 const COMPONENT: &str = "org.a11y.atspi.Component";
 const ACTION: &str = "org.a11y.atspi.Action";
@@ -164,6 +165,7 @@ enum FieldB {
 enum Purpose {
     Apps,
     AppName(usize),
+    AppToolkit(usize),
     AppWindows(usize),
     WinState(usize),
     WinExtents(usize),
@@ -204,6 +206,8 @@ struct Dest {
 struct App {
     bus: Arc<str>,
     name: String,
+    /// The toolkit the app says it is built with (`ToolkitName`: "GAIL" for GTK 2), once answered.
+    toolkit: Option<String>,
     /// Index in the registry's list, for output order.
     order: usize,
 }
@@ -616,7 +620,7 @@ impl Walker<'_> {
     fn fail_purpose(&mut self, p: Purpose) {
         match p {
             Purpose::Apps => self.registry_failed = true,
-            Purpose::AppName(_) | Purpose::AppWindows(_) => {}
+            Purpose::AppName(_) | Purpose::AppToolkit(_) | Purpose::AppWindows(_) => {}
             Purpose::WinState(w) | Purpose::WinExtents(w) => self.wins[w].mode = Mode::Dropped,
             Purpose::A(p, _) => {
                 if let Some(pend) = self.pending[p].take() {
@@ -668,6 +672,9 @@ impl Walker<'_> {
             },
             Purpose::AppName(a) => {
                 self.apps[a].name = v.as_ref().and_then(Value::as_str).unwrap_or_default().to_owned();
+            }
+            Purpose::AppToolkit(a) => {
+                self.apps[a].toolkit = v.as_ref().and_then(Value::as_str).map(str::to_owned);
             }
             Purpose::AppWindows(a) => {
                 if let Some(v) = v {
@@ -749,10 +756,17 @@ impl Walker<'_> {
             }
             let a = self.apps.len();
             let name = self.cache.app_names.get(&app.bus).cloned();
-            self.apps.push(App { bus: app.bus.clone(), name: name.clone().unwrap_or_default(), order: i });
+            self.apps.push(App {
+                bus: app.bus.clone(),
+                name: name.clone().unwrap_or_default(),
+                toolkit: None,
+                order: i,
+            });
             if name.is_none() {
                 self.get_property(&app, ACCESSIBLE, "Name", Purpose::AppName(a));
             }
+            // Asked before its windows, on the same connection: answered before any window is read.
+            self.get_property(&app, APPLICATION, "ToolkitName", Purpose::AppToolkit(a));
             self.enqueue(&app.bus, app.path.clone(), ACCESSIBLE, "GetChildren", vec![], Purpose::AppWindows(a));
         }
     }
@@ -841,6 +855,8 @@ impl Walker<'_> {
                 // (With parts, they were asked when the window's check began.)
                 if (!late.is_empty() || self.plan.restate) && self.wins[w].parts.is_empty() {
                     self.ask_extents_again(w);
+                } else if self.wins[w].parts.is_empty() && !self.wins[w].toolkit.announces_popups() {
+                    self.ask_hidden_again(w);
                 }
                 for (path, reach) in late {
                     let known = self.wins[w].parts.iter().any(|p| p.path == path && p.reach >= reach);
@@ -904,10 +920,16 @@ impl Walker<'_> {
         // After input that may have moved things (a scroll): whether what was left out as not shown is
         // shown now. Not after every event: a change a toolkit announces shows what it shows with
         // events of its own, and asking cost a third more calls of each part read on a changing page.
-        // (Their states first: most still say they are hidden, and their extents are not needed.)
-        if !self.plan.restate {
-            return;
+        if self.plan.restate || !self.wins[w].toolkit.announces_popups() {
+            self.ask_hidden_again(w);
         }
+    }
+
+    /// Asks the nodes of window `w` left out as not shown whether they are shown now. (Their states
+    /// first: most still say they are hidden, and their extents are not needed.)
+    fn ask_hidden_again(&mut self, w: usize) {
+        let Some(cached) = self.cache.windows.get(&self.wins[w].obj) else { return };
+        let bus = self.wins[w].obj.bus.clone();
         // (More than a walk's worth of them, a long list scrolled away: left as they were rather than
         // asked one by one.)
         if cached.hidden.len() > self.limits.max_nodes {
@@ -1054,7 +1076,8 @@ impl Walker<'_> {
         let Pending { obj, win, parent, slot, mut data, part, .. } = pend;
         let window_root = parent.is_none() && part.is_none();
         if window_root {
-            self.wins[win].toolkit = Toolkit::of_window(&data.attributes);
+            let app_toolkit = self.apps[self.wins[win].app].toolkit.as_deref();
+            self.wins[win].toolkit = Toolkit::of_window(&data.attributes, app_toolkit);
         }
         let toolkit = self.wins[win].toolkit;
         if !data.shown(toolkit) {
@@ -1597,8 +1620,9 @@ fn node_states(
     attributes: &[(String, String)],
 ) -> States {
     let mut mapped = roles::map_states(native, role, raw);
-    if toolkit == Toolkit::Gtk4 {
-        // Drawn, as GTK 4 says it (see `toolkit`), though it never says SHOWING.
+    if matches!(toolkit, Toolkit::Gtk4 | Toolkit::Gtk2) {
+        // Drawn, as GTK 4 and GTK 2 say it (see `toolkit`), though one never says SHOWING and the
+        // other not for a popup menu's items.
         mapped.remove(States::OFFSCREEN);
     }
     if roles::is_web_terminal(attributes) && roles::has_class(attributes, "focus") {
