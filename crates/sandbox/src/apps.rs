@@ -19,6 +19,8 @@ use crate::procs::{identity, marked_processes, send_signal};
 
 /// How often [`SandboxProcesses::close_apps`] looks again while apps exit.
 const CLOSE_POLL: Duration = Duration::from_millis(10);
+/// How much longer `close_apps` waits past its grace for processes it SIGKILLed to be gone.
+const KILLED_EXIT_WAIT: Duration = Duration::from_secs(3);
 /// Longest parent chain followed; a deeper one is treated as an app's.
 const MAX_DEPTH: usize = 64;
 
@@ -109,7 +111,8 @@ impl SandboxProcesses {
     }
 
     /// Ends every app: SIGTERM at once, SIGKILL for whatever is still alive after `grace`, and gives up
-    /// `grace` later. Apps that start while this runs (a launcher script's child) are ended too. The
+    /// `grace` later (or, when everything left was SIGKILLed and is only exiting, [`KILLED_EXIT_WAIT`]
+    /// after that). Apps that start while this runs (a launcher script's child) are ended too. The
     /// desktop's own processes are never signalled.
     pub fn close_apps(&self, grace: Duration) -> ClosedApps {
         let t0 = Instant::now();
@@ -133,7 +136,12 @@ impl SandboxProcesses {
                 sockets = Some(crate::sockets::listened_outside(&pids, &self.root));
             }
             tracked.retain(|pid, (start, _)| identity(*pid) == Some(*start));
-            if tracked.is_empty() || now >= give_up {
+            // A process already SIGKILLed is exiting, however long the kernel takes to tear it down
+            // (on a loaded machine a Chromium process was still there 0.8 s into a reset): waited for
+            // a while longer rather than reported as left.
+            let all_killed = tracked.keys().all(|pid| ended.get(pid).is_some_and(|r| r.forced));
+            let deadline = if all_killed { give_up + KILLED_EXIT_WAIT } else { give_up };
+            if tracked.is_empty() || now >= deadline {
                 break;
             }
             for (&pid, (start, name)) in &tracked {
