@@ -70,6 +70,15 @@ impl Toolkit {
         self != Toolkit::Gtk2
     }
 
+    /// Whether a notebook page is read whatever its own states and place say. GTK 2 places a page
+    /// where its tab is, and a notebook without tabs (GIMP's Preferences) has every tab at
+    /// `i32::MIN` (and a dialog being built says its page is not VISIBLE yet): the shown page's
+    /// content would be pruned with it. Its children say for themselves whether they are drawn (a
+    /// page not shown has them at `i32::MIN`), and are asked again like any hidden node.
+    pub fn pages_placed_at_their_tab(self) -> bool {
+        self == Toolkit::Gtk2
+    }
+
     /// Whether its extents are relative to the window.
     pub fn window_relative(self) -> bool {
         self == Toolkit::Gtk4
@@ -305,6 +314,9 @@ mod tests {
         // Its places are the screen's, its roles read by name, its names as given.
         assert!(!Toolkit::Gtk2.window_relative() && !Toolkit::Gtk2.role_by_number());
         assert!(!Toolkit::Gtk2.announces_popups() && Toolkit::Gtk4.announces_popups());
+        // A page of a notebook without tabs: read, its content deciding for itself.
+        assert!(Toolkit::Gtk2.pages_placed_at_their_tab());
+        assert!(!Toolkit::Standard.pages_placed_at_their_tab() && !Toolkit::Gtk4.pages_placed_at_their_tab());
         assert_eq!(Toolkit::Gtk2.readable_name("GtkButton".into()), "GtkButton");
     }
 

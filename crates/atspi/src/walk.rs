@@ -307,6 +307,7 @@ impl NodeData {
     /// say it is drawn, and its extents (when known) are not the toolkit's "not on screen" ones.
     fn shown(&self, toolkit: Toolkit) -> bool {
         toolkit.drawn(self.states, self.extents)
+            || (self.role.as_deref() == Some("page tab") && toolkit.pages_placed_at_their_tab())
     }
 }
 
@@ -1090,6 +1091,7 @@ impl Walker<'_> {
         }
         data.name = toolkit.readable_name(std::mem::take(&mut data.name));
         let (Some(native), Some(states)) = (data.role, data.states) else { return }; // gone meanwhile
+        let holds_pages = native == "page tab list";
         let (x, y, w, h) = data.extents.unwrap_or((0, 0, 0, 0));
         if self.accepted() >= self.limits.max_nodes {
             self.truncated = true;
@@ -1194,8 +1196,15 @@ impl Walker<'_> {
         // Only tables: that is where GTK's rows live; Chromium's hidden list items and rows already say
         // so in their states, and asking their extents too cost it 5% more calls on a long page.
         // GTK 4 says which nodes are not drawn by their size alone.
-        let probe =
-            if role == Role::Table || toolkit == Toolkit::Gtk4 { Probe::StatesAndExtents } else { Probe::States };
+        // GTK 2's notebook pages are read whole, their role with them: a page is kept by its role
+        // (see `Toolkit::pages_placed_at_their_tab`), which a probe of its states would not learn.
+        let probe = if role == Role::Table || toolkit == Toolkit::Gtk4 {
+            Probe::StatesAndExtents
+        } else if holds_pages && toolkit == Toolkit::Gtk2 {
+            Probe::Nothing
+        } else {
+            Probe::States
+        };
         // A node read again for its own fields keeps the descendants its window had; one whose children
         // changed keeps those it had, and only new ones are walked.
         let reach = part.map(|k| self.wins[win].parts[k].reach);
