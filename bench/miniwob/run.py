@@ -128,8 +128,14 @@ async def handrail_episode(computer, task, rec):
     """The policy acts only through `computer` calls aimed at element ids."""
     start = rec["_start"]
     t0 = now()
-    st, text = await computer.call(action="click", observation_id=computer.latest["id"], element_id=start["id"])
-    rec["steps"] += 1
+    for attempt in range(1, STALE_RETRIES + 2):
+        st, text = await computer.call(action="click", observation_id=computer.latest["id"], element_id=start["id"])
+        rec["steps"] += 1
+        # Stale: nothing was done (the page moved, or its tree did not answer in time on a busy machine):
+        # the cover is found again in the fresh observation, as the tool asks.
+        if st.get("status") != "stale" or attempt > STALE_RETRIES:
+            break
+        start = await poll_see(computer, policies.start_cover, PAGE_TIMEOUT, "the START cover")
     if st.get("status") not in ("ok", "no_visible_change"):
         raise EpisodeFailed(f"click START: {text[:300]}")
     _, match = await poll_see(computer, lambda els: policies.read_instruction(task, els), INSTRUCTION_TIMEOUT,
