@@ -12,8 +12,9 @@ Each task's times (reset, set-up, scoring, solution) are printed at the end, and
 $HANDRAIL_OSWORLD_TIMINGS when it is set. A task whose app is not installed is skipped.
 
 $HANDRAIL_OSWORLD_TASKS chooses the tasks: `all` (the default), `sample` (the first task of each
-domain, of handrail's own and of OSWorld's published ones: what the project's test suite runs), or
-task ids separated by commas.
+domain, of handrail's own and of OSWorld's published ones), `sample:DOMAIN+DOMAIN…` (the same, of
+those domains: the project's test suite runs two such halves side by side), or task ids separated by
+commas.
 """
 
 from __future__ import annotations
@@ -48,11 +49,17 @@ ALL_TASK_PATHS = taskdata.task_paths()
 def _chosen(paths: list[Path], choice: str) -> list[Path]:
     if choice == "all":
         return paths
-    if choice == "sample":
-        # The first of each domain, of handrail's tasks and of OSWorld's published ones.
+    if choice == "sample" or choice.startswith("sample:"):
+        # The first of each domain, of handrail's tasks and of OSWorld's published ones (of the domains
+        # named after "sample:", joined by "+").
+        wanted = None if choice == "sample" else set(choice.removeprefix("sample:").split("+"))
         firsts: dict[tuple[str, str], Path] = {}
         for path in paths:
-            firsts.setdefault((path.parent.parent.name, path.parent.name), path)
+            if wanted is None or path.parent.name in wanted:
+                firsts.setdefault((path.parent.parent.name, path.parent.name), path)
+        unknown = (wanted or set()) - {p.parent.name for p in paths}
+        if unknown or not firsts:
+            raise pytest.UsageError(f"HANDRAIL_OSWORLD_TASKS names no domain here: {', '.join(sorted(unknown)) or choice!r}")
         return list(firsts.values())
     ids = {i.strip() for i in choice.split(",") if i.strip()}
     chosen = [p for p in paths if p.stem in ids]
@@ -95,6 +102,11 @@ def test_a_sample_holds_one_task_of_every_domain():
     sample = _chosen(ALL_TASK_PATHS, "sample")
     domains = {(p.parent.parent.name, p.parent.name) for p in ALL_TASK_PATHS}
     assert sorted((p.parent.parent.name, p.parent.name) for p in sample) == sorted(domains)
+    part = _chosen(ALL_TASK_PATHS, "sample:vlc+gimp")
+    assert {p.parent.name for p in part} == {"vlc", "gimp"}
+    assert all(p in sample for p in part)
+    with pytest.raises(pytest.UsageError):
+        _chosen(ALL_TASK_PATHS, "sample:no_such_domain")
     assert any(p.parent.parent.name == "published" for p in sample)
     assert _chosen(ALL_TASK_PATHS, sample[0].stem) == [sample[0]]
     with pytest.raises(pytest.UsageError):

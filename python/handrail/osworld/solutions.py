@@ -1001,8 +1001,10 @@ async def _gimp_undo_levels(c: Computer, task: dict) -> None:
     await click(c, field, "spin_button")
     await key(c, "ctrl+a")
     await type_text(c, "100")
+    # Tab commits the number (the typing itself was read back from the field). The page's fields can
+    # drop out of the listing once GIMP redraws it (a GTK 2 gap noted in docs/OSWORLD.md), so what
+    # GIMP kept is left to the evaluator, which reads the gimprc GIMP writes.
     await key(c, "Tab")
-    await wait_for(c, lambda o: any(e.value == "100" for e in elements(o, field, "spin_button")), f"{field} at 100")
     await click(c, "OK", "button", what="the Preferences' OK")
     await wait_for(c, lambda o: "Preferences" not in (o.window or ""), "the Preferences to close")
 
