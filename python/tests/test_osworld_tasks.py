@@ -12,9 +12,8 @@ Each task's times (reset, set-up, scoring, solution) are printed at the end, and
 $HANDRAIL_OSWORLD_TIMINGS when it is set. A task whose app is not installed is skipped.
 
 $HANDRAIL_OSWORLD_TASKS chooses the tasks: `all` (the default), `sample` (the first task of each
-domain, of handrail's own and of OSWorld's published ones), `sample:DOMAIN+DOMAIN…` (the same, of
-those domains: the project's test suite runs two such halves side by side), or task ids separated by
-commas.
+domain, of handrail's own and of OSWorld's published ones: what the project's test suite runs),
+`sample:DOMAIN+DOMAIN…` (the same, of those domains only), or task ids separated by commas.
 """
 
 from __future__ import annotations
