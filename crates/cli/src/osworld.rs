@@ -3,9 +3,9 @@
 //! through a second view of its desktop, so the guest never waits on the engine's thread.
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{anyhow, Context, Result};
 use handrail_imaging::PngEncoder;
@@ -80,17 +80,11 @@ impl GuestDesktop for SandboxGuest {
     }
 
     fn launch(&self, argv: &[String]) -> Result<(), GuestError> {
-        let started = self.setup.run(argv, None).map_err(failure)?;
         // A command that ends at once has ended before the next set-up step is asked for. Tasks
         // stop an app and start it again as two launches (`pkill vlc`, then `vlc`); answered at
         // once, the new VLC could be named before pkill read the process table, and be killed too.
         // On OSWorld's VMs the round trip between the two requests keeps them in order.
-        let deadline = Instant::now() + LAUNCH_GRACE;
-        let process = PathBuf::from(format!("/proc/{}", started.pid));
-        while process.exists() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        Ok(())
+        self.setup.start(argv, LAUNCH_GRACE).map(drop).map_err(failure)
     }
 
     fn put_file(&self, relative: &str, bytes: &[u8]) -> Result<(), GuestError> {

@@ -199,38 +199,65 @@ impl TaskSetup {
         self.run_from(argv, wait, &self.home)
     }
 
-    fn run_from(&self, argv: &[String], wait: Option<Duration>, cwd: &Path) -> Result<RunOutcome, SetupError> {
+    /// Starts `argv` in the sandbox and leaves it running, as [`TaskSetup::run`] without a wait does,
+    /// but answers only once it has exited or `grace` has passed: a command that ends at once (`pkill
+    /// vlc` before a task starts VLC again) has then ended before the caller's next step.
+    pub fn start(&self, argv: &[String], grace: Duration) -> Result<RunOutcome, SetupError> {
+        self.start_from(argv, grace, &self.home)
+    }
+
+    fn start_from(&self, argv: &[String], grace: Duration, cwd: &Path) -> Result<RunOutcome, SetupError> {
+        let (mut cmd, program) = self.prepared(argv, cwd)?;
+        let t0 = Instant::now();
+        let mut child = cmd
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(io_error(format!("starting {program:?}")))?;
+        let pid = child.id();
+        let ended = if grace.is_zero() {
+            None
+        } else {
+            crate::procs::wait_deadline(&mut child, t0 + grace).map_err(io_error(format!("waiting for {program:?}")))?
+        };
+        if ended.is_none() {
+            // Reaped on a thread: an app left running must not stay a zombie after it exits.
+            thread::spawn(move || {
+                let mut child = child;
+                let _ = child.wait();
+            });
+        }
+        Ok(RunOutcome {
+            pid,
+            exit_code: ended.and_then(|s| s.code()),
+            signal: ended.and_then(|s| s.signal()),
+            timed_out: false,
+            running: ended.is_none(),
+            stdout: String::new(),
+            stderr: String::new(),
+            truncated: false,
+            duration: t0.elapsed(),
+        })
+    }
+
+    /// The command for `argv` in the sandbox, run in `cwd` in a process group of its own; and its
+    /// program's name, for messages.
+    fn prepared<'a>(&self, argv: &'a [String], cwd: &Path) -> Result<(Command, &'a str), SetupError> {
         let (program, args) = argv.split_first().ok_or(SetupError::EmptyCommand)?;
         if program.is_empty() {
             return Err(SetupError::EmptyCommand);
         }
         let mut cmd = self.command(program);
         cmd.args(args).current_dir(cwd).stdin(Stdio::null()).process_group(0);
-        let t0 = Instant::now();
+        Ok((cmd, program))
+    }
+
+    fn run_from(&self, argv: &[String], wait: Option<Duration>, cwd: &Path) -> Result<RunOutcome, SetupError> {
         let Some(limit) = wait else {
-            let child = cmd
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .map_err(io_error(format!("starting {program:?}")))?;
-            let pid = child.id();
-            // Reaped on a thread: an app left running must not stay a zombie after it exits.
-            thread::spawn(move || {
-                let mut child = child;
-                let _ = child.wait();
-            });
-            return Ok(RunOutcome {
-                pid,
-                exit_code: None,
-                signal: None,
-                timed_out: false,
-                running: true,
-                stdout: String::new(),
-                stderr: String::new(),
-                truncated: false,
-                duration: t0.elapsed(),
-            });
+            return self.start_from(argv, Duration::ZERO, cwd);
         };
+        let (mut cmd, program) = self.prepared(argv, cwd)?;
+        let t0 = Instant::now();
         let mut child = cmd
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -493,5 +520,25 @@ mod tests {
             thread::sleep(Duration::from_millis(20));
         }
         assert!(flag.exists(), "the background job was killed");
+    }
+
+    #[test]
+    fn a_started_command_that_ends_within_the_grace_has_ended_when_start_answers() {
+        let (dir, s) = setup();
+        // What it did is done by the answer: the file is there, written by the command itself.
+        let done = dir.path().join("done");
+        let script = format!("touch '{}'; exit 4", done.display());
+        let out = s.start(&["sh".into(), "-c".into(), script], Duration::from_secs(10)).expect("started");
+        assert_eq!((out.exit_code, out.running), (Some(4), false));
+        assert!(done.exists());
+        // One that goes on is left running, and is no zombie once it ends.
+        let out = s.start(&["sleep".into(), "0.3".into()], Duration::from_millis(50)).expect("started");
+        assert!(out.running && out.exit_code.is_none());
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while fs::metadata(format!("/proc/{}", out.pid)).is_ok() && Instant::now() < deadline {
+            thread::sleep(Duration::from_millis(20));
+        }
+        assert!(fs::metadata(format!("/proc/{}", out.pid)).is_err(), "the sleeper was not reaped");
+        assert!(matches!(s.start(&[], Duration::ZERO), Err(SetupError::EmptyCommand)));
     }
 }
